@@ -1,0 +1,201 @@
+/** The commands of `tickscope`, each with its options, help and implementation. */
+import type { ParseArgsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { generateDemo } from '../engine/demo/generate.js';
+import { Engine } from '../engine/engine.js';
+import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
+import { errorEnvelope, requestInfo, writeEnvelopeJson } from '../engine/gateway/envelope.js';
+import { Database } from '../engine/storage/database.js';
+import { importFile } from '../engine/storage/import.js';
+import { serve } from '../engine/server/serve.js';
+import { startApp } from './start.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Command {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly help: string;
+  readonly options: Options;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
+}
+
+const dbOption = { db: { type: 'string', multiple: true } } as const satisfies Options;
+
+function dbDirs(values: Record<string, unknown>, cmd: string): string[] {
+  const dirs = (values['db'] as string[] | undefined) ?? [];
+  if (dirs.length === 0) throw new TickscopeError('badRequest', `--db DIR is required (the database folder ${cmd} works on)`);
+  return dirs;
+}
+
+function intOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new TickscopeError('badRequest', `--${name}: ${JSON.stringify(v)} is not valid; expected an integer >= ${min}`);
+  }
+  return n;
+}
+
+/** Writes text to stdout in large chunks. */
+function stdoutWriter(): { write: (s: string) => void; flush: () => void } {
+  let buf = '';
+  return {
+    write: (s) => {
+      buf += s;
+      if (buf.length > 1 << 20) {
+        process.stdout.write(buf);
+        buf = '';
+      }
+    },
+    flush: () => {
+      if (buf) process.stdout.write(buf);
+      buf = '';
+    },
+  };
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'init',
+    usage: 'init --db DIR',
+    summary: 'Create an empty database with every standard table and a default config.json.',
+    help: 'DIR must not exist or be empty.',
+    options: dbOption,
+    async run(values) {
+      const [dir] = dbDirs(values, 'init');
+      const db = Database.create(dir!);
+      console.log(`created ${db.dir} with tables ${[...db.schema.tables.keys()].join(', ')}`);
+      return 0;
+    },
+  },
+  {
+    name: 'demo',
+    usage: 'demo --db DIR [--seed N] [--days N] [--instruments N] [--trades-per-day N]',
+    summary: 'Create a database filled with deterministic, realistic demo market data.',
+    help: [
+      '--seed N            random seed (default 1); the same seed gives the same data',
+      '--days N            trading days (weekdays) to generate (default 5)',
+      '--instruments N     instruments, on two exchanges in different time zones (default 20)',
+      '--trades-per-day N  trades per day over all instruments (default 200000)',
+    ].join('\n'),
+    options: {
+      ...dbOption,
+      seed: { type: 'string' },
+      days: { type: 'string' },
+      instruments: { type: 'string' },
+      'trades-per-day': { type: 'string' },
+    },
+    async run(values) {
+      const [dir] = dbDirs(values, 'demo');
+      const started = performance.now();
+      const report = generateDemo(dir!, {
+        seed: intOption(values, 'seed', 0),
+        days: intOption(values, 'days', 1),
+        instruments: intOption(values, 'instruments', 2),
+        tradesPerDay: intOption(values, 'trades-per-day', 1),
+        progress: (msg) => process.stderr.write(`${msg}\n`),
+      });
+      const secs = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`created demo database ${dir} in ${secs} s`);
+      for (const [table, rows] of Object.entries(report.rows)) console.log(`  ${table.padEnd(20)} ${rows} rows`);
+      return 0;
+    },
+  },
+  {
+    name: 'import',
+    usage: 'import --db DIR --table NAME --file PATH [--tz ZONE]',
+    summary: 'Append a CSV or Arrow IPC file to a table; a bad row is reported and nothing is written.',
+    help: [
+      'CSV: a header row of column names, then values as in docs/arguments.md (empty = null).',
+      'Arrow IPC: file or stream format, columns named as the table\'s.',
+      '--tz ZONE   zone of CSV timestamps written without a zone (default UTC)',
+    ].join('\n'),
+    options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' } },
+    async run(values) {
+      const [dir] = dbDirs(values, 'import');
+      const table = values['table'] as string | undefined;
+      const file = values['file'] as string | undefined;
+      if (!table || !file) throw new TickscopeError('badRequest', 'import needs --table NAME and --file PATH');
+      const db = Database.open(dir!);
+      const tz = values['tz'] as string | undefined;
+      const report = importFile(db, table, file, tz ? { tz } : {});
+      console.log(`imported ${report.rows} rows into ${table} (${report.partitions.length} partition(s) written)`);
+      return 0;
+    },
+  },
+  {
+    name: 'call',
+    usage: "call --db DIR [--db DIR ...] OPERATION 'JSON BODY'",
+    summary: 'Run an operation and print the JSON response the REST gateway would give.',
+    help: [
+      'OPERATION: .fsi.getTicks, .fsi.getStats, getOrderAnalyticSummary, .fsi.eqea.generateOrderAnalytics',
+      '(or their plain names). BODY: the JSON request body, with REST-encoded strings or native values;',
+      '@FILE reads it from a file, - from standard input. Exit status 1 when the response is an error.',
+    ].join('\n'),
+    options: dbOption,
+    async run(values, positionals) {
+      const [operation, body] = positionals;
+      if (!operation) throw new TickscopeError('badRequest', "call needs OPERATION and 'JSON BODY'");
+      const req = requestInfo(operation);
+      const out = stdoutWriter();
+      try {
+        const text = body === undefined ? '{}' : body === '-' ? readFileSync(0, 'utf8') : body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body;
+        let args: unknown;
+        try {
+          args = JSON.parse(text);
+        } catch (e) {
+          throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
+        }
+        const engine = Engine.open(dbDirs(values, 'call'));
+        const result = engine.call(operation, args);
+        writeEnvelopeJson(req, result, out.write);
+        out.write('\n');
+        out.flush();
+        return 0;
+      } catch (e) {
+        out.flush();
+        process.stdout.write(`${JSON.stringify(errorEnvelope(req, asTickscopeError(e)))}\n`);
+        return 1;
+      }
+    },
+  },
+  {
+    name: 'serve',
+    usage: 'serve --db DIR [--db DIR ...] [--port N] [--host ADDR]',
+    summary: 'Serve the app and its engine to a local browser.',
+    help: [
+      '--port N     port to listen on (default 8750; 0 picks a free one)',
+      '--host ADDR  address to bind (default 127.0.0.1, loopback only)',
+    ].join('\n'),
+    options: { ...dbOption, port: { type: 'string' }, host: { type: 'string' } },
+    async run(values) {
+      const engine = Engine.open(dbDirs(values, 'serve'));
+      const server = await serve(engine, {
+        port: intOption(values, 'port', 0) ?? 8750,
+        host: (values['host'] as string | undefined) ?? '127.0.0.1',
+      });
+      console.log(`Tickscope is serving ${engine.databases.map((d) => d.name).join(', ')} at ${server.url}`);
+      await server.closed;
+      return 0;
+    },
+  },
+  {
+    name: 'start',
+    usage: 'start [--db DIR] [--port N]',
+    summary: 'Open the desktop app (or, without an Electron runtime, serve it to a browser).',
+    help: [
+      'Without --db the app uses the demo database in your user data folder, creating it on first launch.',
+      '--port N   port for the browser fallback (default 8750)',
+    ].join('\n'),
+    options: { ...dbOption, port: { type: 'string' } },
+    async run(values) {
+      return startApp({
+        dbs: (values['db'] as string[] | undefined) ?? [],
+        port: intOption(values, 'port', 0) ?? 8750,
+      });
+    },
+  },
+];

@@ -1,0 +1,157 @@
+/**
+ * The desktop app: one window over the embedded engine. Everything Electron-specific is here, written
+ * against ElectronApi so tests can run it with a mock. main.ts only passes the real module in.
+ */
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import type { BackendApi, ChartRequest } from '../engine/contract.js';
+import { TickscopeError } from '../engine/core/errors.js';
+import { Engine } from '../engine/engine.js';
+import { AppService } from '../engine/service/app-service.js';
+import type { BrowserWindowLike, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from './electron-api.js';
+import { INVOKE_CHANNELS, MENU_CHANNEL, type MenuCommand } from './ipc-contract.js';
+
+export interface DesktopOptions {
+  /** Database folders to mount; empty means the demo database. */
+  readonly dbs: readonly string[];
+  /** Folder holding preload.cjs (dist/electron). */
+  readonly electronDir: string;
+  /** Folder holding the built renderer (dist/renderer). */
+  readonly rendererDir: string;
+  /** User data folder (app.getPath('userData') equivalent). */
+  readonly userDataDir: string;
+  /** Creates the demo database off the main thread; resolves to its folder. */
+  readonly ensureDemo: () => Promise<string>;
+}
+
+export interface Desktop {
+  readonly window: BrowserWindowLike;
+  /** Resolves once the engine is open (after first-launch demo generation). */
+  readonly ready: Promise<AppService>;
+}
+
+const str = (v: unknown, name: string): string => {
+  if (typeof v !== 'string') throw new TickscopeError('badRequest', `${name}: ${JSON.stringify(v)} is not a string`);
+  return v;
+};
+
+/** Writes CSV chunks to a file, respecting back-pressure. */
+async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
+  const out = createWriteStream(path, { encoding: 'utf8' });
+  const done = new Promise<void>((resolve, reject) => {
+    out.on('finish', resolve);
+    out.on('error', reject);
+  });
+  for (const chunk of chunks) {
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  out.end();
+  await done;
+}
+
+/** The handlers of every IPC channel, each validating its input before it reaches the engine. */
+export function ipcHandlers(
+  service: () => Promise<AppService>,
+  saveDialog: (suggested: string) => Promise<string | undefined>,
+): { [K in keyof BackendApi]: (...args: unknown[]) => Promise<unknown> } {
+  return {
+    info: async () => (await service()).info(),
+    run: async (operation, args) => (await service()).run(str(operation, 'operation'), args ?? {}),
+    page: async (resultId, offset, limit) => (await service()).page(resultId, offset, limit),
+    chart: async (req) => {
+      if (typeof req !== 'object' || req === null) throw new TickscopeError('badRequest', 'chart: expected a request object');
+      return (await service()).chart(req as ChartRequest);
+    },
+    identifiers: async (assembly, table) => (await service()).identifiers(str(assembly, 'assembly'), str(table, 'table')),
+    exportCsv: async (resultId, suggested) => {
+      const svc = await service();
+      const { rows, chunks } = svc.csv(resultId);
+      const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : 'tickscope-result.csv');
+      if (!path) return { saved: false };
+      await writeChunks(path, chunks);
+      return { saved: true, path, rows };
+    },
+  };
+}
+
+function menuTemplate(send: (cmd: MenuCommand) => void): MenuItemTemplate[] {
+  return [
+    {
+      label: 'File',
+      submenu: [
+        { label: 'Export CSV…', accelerator: 'CmdOrCtrl+E', click: () => send('export') },
+        { type: 'separator' },
+        { role: 'quit' },
+      ],
+    },
+    { label: 'Query', submenu: [{ label: 'Run', accelerator: 'CmdOrCtrl+Enter', click: () => send('run') }] },
+    { label: 'Edit', submenu: [{ role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
+    { label: 'View', submenu: [{ role: 'reload' }, { role: 'toggleDevTools' }, { role: 'togglefullscreen' }] },
+  ];
+}
+
+/** Starts the desktop app: engine, IPC handlers, menu and the window. */
+export async function startDesktop(electron: ElectronApi, opts: DesktopOptions): Promise<Desktop> {
+  const { app, BrowserWindow, ipcMain, dialog, Menu, shell } = electron;
+  app.setName('Tickscope');
+  app.setPath('userData', opts.userDataDir);
+  app.on('window-all-closed', () => app.quit());
+  await app.whenReady();
+
+  const ready: Promise<AppService> = (async () => {
+    const dbs = opts.dbs.length > 0 ? [...opts.dbs] : [await opts.ensureDemo()];
+    return new AppService(Engine.open(dbs), 'electron');
+  })();
+  ready.catch((e: unknown) => dialog.showErrorBox('Tickscope could not open its database', String((e as Error).message ?? e)));
+
+  const window = new BrowserWindow({
+    width: 1440,
+    height: 900,
+    minWidth: 960,
+    minHeight: 600,
+    title: 'Tickscope',
+    backgroundColor: '#0f1115',
+    show: false,
+    webPreferences: {
+      preload: join(opts.electronDir, 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  // The app never navigates or opens windows; links (the chart library's attribution) go to the browser.
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.webContents.on('will-navigate', (event) => event.preventDefault());
+
+  const rendererIndex = join(opts.rendererDir, 'index.html');
+  const fromApp = (e: IpcMainInvokeEventLike): boolean => (e.senderFrame?.url ?? '').startsWith('file://');
+  const handlers = ipcHandlers(
+    () => ready,
+    async (suggested) => {
+      const r = await dialog.showSaveDialog(window, {
+        title: 'Export CSV',
+        defaultPath: suggested,
+        filters: [{ name: 'CSV', extensions: ['csv'] }],
+      });
+      return r.canceled ? undefined : r.filePath;
+    },
+  );
+  for (const method of Object.keys(INVOKE_CHANNELS) as Array<keyof BackendApi>) {
+    const channel = INVOKE_CHANNELS[method];
+    const handler = handlers[method];
+    ipcMain.handle(channel, (event, ...args) => {
+      if (!fromApp(event)) throw new TickscopeError('badRequest', `${channel}: refused a call from outside the app`);
+      return handler(...args);
+    });
+  }
+
+  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate((cmd) => window.webContents.send(MENU_CHANNEL, cmd))));
+  window.once('ready-to-show', () => window.show());
+  await window.loadFile(rendererIndex);
+  return { window, ready };
+}

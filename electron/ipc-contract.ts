@@ -1,0 +1,20 @@
+/**
+ * The one list of IPC channels between renderer and main (as electron/fiddle keeps its IpcEvents):
+ * each BackendApi method has a channel; main registers a handler for every entry, the preload
+ * exposes every entry.
+ */
+import type { BackendApi } from '../engine/contract.js';
+
+export const INVOKE_CHANNELS = {
+  info: 'tickscope:info',
+  run: 'tickscope:run',
+  page: 'tickscope:page',
+  chart: 'tickscope:chart',
+  identifiers: 'tickscope:identifiers',
+  exportCsv: 'tickscope:export-csv',
+} as const satisfies Record<keyof BackendApi, string>;
+
+/** Main -> renderer: a menu command ("run", "export"). */
+export const MENU_CHANNEL = 'tickscope:menu';
+
+export type MenuCommand = 'run' | 'export';

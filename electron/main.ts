@@ -1,0 +1,32 @@
+/** Electron main entry: parses --db, then hands the real electron module to startDesktop. */
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { userDataDir } from '../engine/service/user-data.js';
+import type { ElectronApi } from './electron-api.js';
+import { startDesktop } from './desktop.js';
+
+const electron = require('electron') as ElectronApi;
+const here = __dirname;
+const { values } = parseArgs({ args: process.argv.slice(2), options: { db: { type: 'string', multiple: true } }, strict: false });
+
+/** Generates the demo database in a worker so the window stays responsive on first launch. */
+function ensureDemoInWorker(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(join(here, 'demo-worker.cjs'));
+    worker.once('message', (m: { dir?: string; error?: string }) => (m.dir ? resolve(m.dir) : reject(new Error(m.error))));
+    worker.once('error', reject);
+  });
+}
+
+startDesktop(electron, {
+  dbs: (values['db'] as string[] | undefined) ?? [],
+  electronDir: here,
+  rendererDir: join(dirname(here), 'renderer'),
+  userDataDir: userDataDir(),
+  ensureDemo: ensureDemoInWorker,
+}).catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
+

@@ -1,0 +1,31 @@
+/**
+ * The sandboxed preload: exposes `window.tickscope` (the BackendApi plus menu events) through the
+ * context bridge and nothing else of Node or Electron.
+ */
+import type { BackendApi } from '../engine/contract.js';
+import { INVOKE_CHANNELS, MENU_CHANNEL, type MenuCommand } from './ipc-contract.js';
+
+interface PreloadElectron {
+  contextBridge: { exposeInMainWorld(key: string, api: unknown): void };
+  ipcRenderer: {
+    invoke(channel: string, ...args: unknown[]): Promise<never>;
+    on(channel: string, listener: (event: unknown, ...args: never[]) => void): void;
+  };
+}
+
+// require, not import: the electron package is optional, so the layer carries its own types.
+const { contextBridge, ipcRenderer } = require('electron') as PreloadElectron;
+
+const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } = {
+  info: () => ipcRenderer.invoke(INVOKE_CHANNELS.info),
+  run: (operation, args) => ipcRenderer.invoke(INVOKE_CHANNELS.run, operation, args),
+  page: (resultId, offset, limit) => ipcRenderer.invoke(INVOKE_CHANNELS.page, resultId, offset, limit),
+  chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
+  identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),
+  exportCsv: (resultId, name) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name),
+  onMenu: (listener) => {
+    ipcRenderer.on(MENU_CHANNEL, (_event, cmd: MenuCommand) => listener(cmd));
+  },
+};
+
+contextBridge.exposeInMainWorld('tickscope', api);

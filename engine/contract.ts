@@ -1,0 +1,110 @@
+/**
+ * The contract between the app's renderer and its backend (Electron IPC or `tickscope serve` over
+ * HTTP). Types only: the renderer imports nothing else from the engine.
+ */
+import type { ColumnType } from './core/column.js';
+import type { OperationSpec } from './registry/types.js';
+
+export type { ArgSpec, ArgType, OperationName, OperationSpec, Widget } from './registry/types.js';
+export type { ColumnType } from './core/column.js';
+
+/** The response envelope's header (SPEC 7). */
+export interface Header {
+  rc: number;
+  ac: number;
+  ai: string;
+  api: string;
+  corr: string;
+  rcvTS: string;
+  startTS?: string;
+  endTS?: string;
+  rows: number;
+}
+
+export interface TableInfo {
+  readonly name: string;
+  readonly kind: 'partitioned' | 'reference';
+  readonly timeColumn: string | null;
+  readonly idColumn: string;
+  readonly columns: ReadonlyArray<{ readonly name: string; readonly type: ColumnType }>;
+  readonly rows: number;
+  /** First and last partition dates (UTC), for partitioned tables with data. */
+  readonly firstDate: string | null;
+  readonly lastDate: string | null;
+}
+
+export interface AssemblyInfo {
+  readonly name: string;
+  readonly tables: readonly TableInfo[];
+  /** Names of the filter rules configured in this database's config.json. */
+  readonly filterRules: readonly string[];
+}
+
+export interface AppInfo {
+  readonly version: string;
+  readonly mode: 'electron' | 'browser';
+  readonly assemblies: readonly AssemblyInfo[];
+  readonly operations: readonly OperationSpec[];
+}
+
+export interface ResultColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+export type RunResponse =
+  | {
+      readonly ok: true;
+      readonly resultId: string;
+      readonly header: Header;
+      readonly columns: readonly ResultColumn[];
+      readonly rows: number;
+      readonly elapsedMs: number;
+      readonly outputTZ: string;
+      readonly timeColumn: string | null;
+      readonly idColumn: string | null;
+      /** Distinct identifiers in the result (for the chart's instrument picker), ascending. */
+      readonly ids: readonly string[];
+    }
+  | { readonly ok: false; readonly header: Header };
+
+export interface PageResponse {
+  readonly offset: number;
+  /** Cells rendered as text exactly as in the CSV export; null is the empty string. */
+  readonly rows: ReadonlyArray<readonly string[]>;
+}
+
+export interface ChartRequest {
+  readonly resultId: string;
+  /** Numeric column plotted as the line. */
+  readonly valueColumn: string;
+  /** Numeric column plotted as the histogram, if any. */
+  readonly volumeColumn?: string;
+  /** Only rows of this identifier. */
+  readonly id?: string;
+  /** More rows than this are conflated (first/min/max/last of consecutive groups). */
+  readonly maxPoints: number;
+}
+
+/**
+ * Chart series travel as Arrow IPC stream bytes with columns `seq` (int32 result row), `ts` (int64
+ * UTC ns), `value` (float64) and `volume` (float64), and schema metadata `total` (rows before
+ * conflation) and `conflated` ("true"/"false").
+ */
+export type ChartBytes = Uint8Array;
+
+export interface ExportResult {
+  readonly saved: boolean;
+  readonly path?: string;
+  readonly rows?: number;
+}
+
+/** What the renderer can ask of its backend. */
+export interface BackendApi {
+  info(): Promise<AppInfo>;
+  run(operation: string, args: Record<string, unknown>): Promise<RunResponse>;
+  page(resultId: string, offset: number, limit: number): Promise<PageResponse>;
+  chart(req: ChartRequest): Promise<ChartBytes>;
+  identifiers(assembly: string, table: string): Promise<readonly string[]>;
+  exportCsv(resultId: string, suggestedName: string): Promise<ExportResult>;
+}

@@ -1,0 +1,281 @@
+/**
+ * Columns in memory. Numbers (float, long, int) are Float64Array with NaN as null, so every numeric
+ * kernel is one tight loop; longs are exact up to 2^53 (storage rejects larger ones). Timestamps and
+ * timespans stay int64 (BigInt64Array) for nanosecond exactness and are compared as hi/lo int32
+ * pairs in hot loops. Symbols are int32 codes into a dictionary; "" is the null symbol.
+ */
+
+export type ColumnType =
+  | 'timestamp'
+  | 'date'
+  | 'timespan'
+  | 'symbol'
+  | 'string'
+  | 'float'
+  | 'long'
+  | 'int'
+  | 'boolean'
+  | 'float[]'
+  | 'long[]';
+
+export const COLUMN_TYPES: readonly ColumnType[] = [
+  'timestamp',
+  'date',
+  'timespan',
+  'symbol',
+  'string',
+  'float',
+  'long',
+  'int',
+  'boolean',
+  'float[]',
+  'long[]',
+];
+
+export interface NumberColumn {
+  readonly type: 'float' | 'long' | 'int';
+  readonly data: Float64Array;
+}
+export interface NanosColumn {
+  readonly type: 'timestamp' | 'timespan';
+  readonly data: BigInt64Array;
+}
+export interface DateColumn {
+  readonly type: 'date';
+  readonly data: Int32Array;
+}
+export interface BooleanColumn {
+  readonly type: 'boolean';
+  readonly data: Uint8Array;
+}
+export interface SymbolColumn {
+  readonly type: 'symbol';
+  readonly codes: Int32Array;
+  readonly dict: readonly string[];
+}
+export interface StringColumn {
+  readonly type: 'string';
+  readonly values: readonly string[];
+}
+export interface ListColumn {
+  readonly type: 'float[]' | 'long[]';
+  /** length rows + 1; row i holds values[offsets[i] .. offsets[i+1]) */
+  readonly offsets: Int32Array;
+  readonly values: Float64Array;
+}
+
+export type Column =
+  | NumberColumn
+  | NanosColumn
+  | DateColumn
+  | BooleanColumn
+  | SymbolColumn
+  | StringColumn
+  | ListColumn;
+
+export const isNumberType = (t: ColumnType): t is NumberColumn['type'] => t === 'float' || t === 'long' || t === 'int';
+export const isNanosType = (t: ColumnType): t is NanosColumn['type'] => t === 'timestamp' || t === 'timespan';
+export const isListType = (t: ColumnType): t is ListColumn['type'] => t === 'float[]' || t === 'long[]';
+
+/** Number of rows in a column. */
+export function columnLength(c: Column): number {
+  switch (c.type) {
+    case 'symbol':
+      return c.codes.length;
+    case 'string':
+      return c.values.length;
+    case 'float[]':
+    case 'long[]':
+      return c.offsets.length - 1;
+    default:
+      return c.data.length;
+  }
+}
+
+/** hi/lo int32 view of an int64 column: element 2i is the low word, 2i+1 the high word (little-endian). */
+export function int32Pairs(data: BigInt64Array): Int32Array {
+  return new Int32Array(data.buffer, data.byteOffset, data.length * 2);
+}
+
+/** A new column holding rows `idx` of `c`, in that order. */
+export function gather(c: Column, idx: Int32Array): Column {
+  const n = idx.length;
+  switch (c.type) {
+    case 'float':
+    case 'long':
+    case 'int': {
+      const src = c.data;
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = src[idx[i]!]!;
+      return { type: c.type, data: out };
+    }
+    case 'timestamp':
+    case 'timespan': {
+      const out = new BigInt64Array(n);
+      const s = int32Pairs(c.data);
+      const o = int32Pairs(out);
+      for (let i = 0; i < n; i++) {
+        const j = idx[i]! * 2;
+        o[2 * i] = s[j]!;
+        o[2 * i + 1] = s[j + 1]!;
+      }
+      return { type: c.type, data: out };
+    }
+    case 'date': {
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) out[i] = c.data[idx[i]!]!;
+      return { type: 'date', data: out };
+    }
+    case 'boolean': {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = c.data[idx[i]!]!;
+      return { type: 'boolean', data: out };
+    }
+    case 'symbol': {
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) out[i] = c.codes[idx[i]!]!;
+      return { type: 'symbol', codes: out, dict: c.dict };
+    }
+    case 'string': {
+      const out = new Array<string>(n);
+      for (let i = 0; i < n; i++) out[i] = c.values[idx[i]!]!;
+      return { type: 'string', values: out };
+    }
+    case 'float[]':
+    case 'long[]': {
+      const offsets = new Int32Array(n + 1);
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const r = idx[i]!;
+        total += c.offsets[r + 1]! - c.offsets[r]!;
+        offsets[i + 1] = total;
+      }
+      const values = new Float64Array(total);
+      for (let i = 0; i < n; i++) {
+        const r = idx[i]!;
+        values.set(c.values.subarray(c.offsets[r]!, c.offsets[r + 1]!), offsets[i]!);
+      }
+      return { type: c.type, offsets, values };
+    }
+  }
+}
+
+/** Concatenates columns of one type; symbol dictionaries are unified. */
+export function concatColumns(type: ColumnType, parts: readonly Column[]): Column {
+  const total = parts.reduce((s, p) => s + columnLength(p), 0);
+  switch (type) {
+    case 'float':
+    case 'long':
+    case 'int':
+      return { type, data: concatTyped(parts.map((p) => (p as NumberColumn).data), Float64Array, total) };
+    case 'timestamp':
+    case 'timespan':
+      return { type, data: concatTyped(parts.map((p) => (p as NanosColumn).data), BigInt64Array, total) };
+    case 'date':
+      return { type, data: concatTyped(parts.map((p) => (p as DateColumn).data), Int32Array, total) };
+    case 'boolean':
+      return { type, data: concatTyped(parts.map((p) => (p as BooleanColumn).data), Uint8Array, total) };
+    case 'string':
+      return { type, values: parts.flatMap((p) => (p as StringColumn).values) };
+    case 'symbol':
+      return concatSymbols(parts as SymbolColumn[], total);
+    case 'float[]':
+    case 'long[]': {
+      const lists = parts as ListColumn[];
+      const offsets = new Int32Array(total + 1);
+      const values = concatTyped(
+        lists.map((l) => l.values.subarray(l.offsets[0]!, l.offsets[l.offsets.length - 1]!)),
+        Float64Array,
+        lists.reduce((s, l) => s + l.offsets[l.offsets.length - 1]! - l.offsets[0]!, 0),
+      );
+      let row = 0;
+      let base = 0;
+      for (const l of lists) {
+        const n = l.offsets.length - 1;
+        const first = l.offsets[0]!;
+        for (let i = 1; i <= n; i++) offsets[row + i] = base + l.offsets[i]! - first;
+        row += n;
+        base = offsets[row]!;
+      }
+      return { type, offsets, values };
+    }
+  }
+}
+
+type TypedCtor<T> = new (n: number) => T;
+
+function concatTyped<T extends { length: number; set(a: T, off: number): void }>(
+  parts: readonly T[],
+  ctor: TypedCtor<T>,
+  total: number,
+): T {
+  if (parts.length === 1 && parts[0]!.length === total) return parts[0]!;
+  const out = new ctor(total);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+function concatSymbols(parts: readonly SymbolColumn[], total: number): SymbolColumn {
+  if (parts.length === 1) return parts[0]!;
+  const dict: string[] = [];
+  const index = new Map<string, number>();
+  const codes = new Int32Array(total);
+  let off = 0;
+  for (const p of parts) {
+    const remap = new Int32Array(p.dict.length);
+    p.dict.forEach((s, k) => {
+      let code = index.get(s);
+      if (code === undefined) {
+        code = dict.length;
+        dict.push(s);
+        index.set(s, code);
+      }
+      remap[k] = code;
+    });
+    const src = p.codes;
+    for (let i = 0; i < src.length; i++) codes[off + i] = remap[src[i]!]!;
+    off += src.length;
+  }
+  return { type: 'symbol', codes, dict };
+}
+
+/** A column of `n` nulls. */
+export function nullColumn(type: ColumnType, n: number): Column {
+  switch (type) {
+    case 'float':
+    case 'long':
+    case 'int':
+      return { type, data: new Float64Array(n).fill(NaN) };
+    case 'timestamp':
+    case 'timespan':
+      return { type, data: new BigInt64Array(n).fill(-9223372036854775808n) };
+    case 'date':
+      return { type, data: new Int32Array(n).fill(-2147483648) };
+    case 'boolean':
+      return { type, data: new Uint8Array(n) };
+    case 'symbol':
+      return { type, codes: new Int32Array(n), dict: [''] };
+    case 'string':
+      return { type, values: new Array<string>(n).fill('') };
+    case 'float[]':
+    case 'long[]':
+      return { type, offsets: new Int32Array(n + 1), values: new Float64Array(0) };
+  }
+}
+
+/** Rank of each dictionary code in ascending string order (for sorting and ordered comparisons). */
+export function symbolRanks(dict: readonly string[]): Int32Array {
+  const order = dict.map((_, i) => i).sort((a, b) => compareStrings(dict[a]!, dict[b]!));
+  const ranks = new Int32Array(dict.length);
+  order.forEach((code, rank) => (ranks[code] = rank));
+  return ranks;
+}
+
+/** Code-point string order (as q compares symbols), independent of locale. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

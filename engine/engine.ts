@@ -1,0 +1,70 @@
+/**
+ * The engine: the mounted databases (assemblies) and the dispatch of a call to its operation.
+ * Every gateway (CLI `call`, REST, q IPC, the app) goes through `Engine.call`.
+ */
+import { argError, TickscopeError } from './core/errors.js';
+import { getTicks } from './ops/get-ticks.js';
+import type { QueryResult } from './ops/result.js';
+import { type DecodedArgs, decodeArgs } from './registry/decode.js';
+import { operationByName } from './registry/operations.js';
+import type { OperationName, OperationSpec } from './registry/types.js';
+import { Database } from './storage/database.js';
+
+type Implementation = (db: Database, args: DecodedArgs) => QueryResult;
+
+const IMPLEMENTATIONS: Partial<Record<OperationName, Implementation>> = {
+  getTicks,
+};
+
+export class Engine {
+  private readonly byName: ReadonlyMap<string, Database>;
+
+  constructor(readonly databases: readonly Database[]) {
+    if (databases.length === 0) throw new TickscopeError('badDatabase', 'no database mounted; give --db DIR');
+    const byName = new Map<string, Database>();
+    for (const db of databases) {
+      if (byName.has(db.name)) {
+        throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
+      }
+      byName.set(db.name, db);
+    }
+    this.byName = byName;
+  }
+
+  /** Opens database folders (each an assembly named by its folder). */
+  static open(dirs: readonly string[]): Engine {
+    return new Engine(dirs.map((d) => Database.open(d)));
+  }
+
+  /** The default assembly (the first mounted). */
+  get defaultDatabase(): Database {
+    return this.databases[0]!;
+  }
+
+  /** The assembly a scope names; an unknown name is an error listing the mounted ones. */
+  assembly(scope: Record<string, unknown> | undefined): Database {
+    if (!scope) return this.defaultDatabase;
+    for (const key of Object.keys(scope)) {
+      if (key !== 'assembly') throw argError('badValue', 'scope', scope, `has key ${JSON.stringify(key)}`, 'an object with the key "assembly" only');
+    }
+    const name = scope['assembly'];
+    if (name === undefined || name === '') return this.defaultDatabase;
+    if (typeof name !== 'string') throw argError('badValue', 'scope', scope, 'has a non-string assembly', '{"assembly": "<name>"}');
+    const db = this.byName.get(name);
+    if (!db) {
+      throw argError('unknownAssembly', 'scope.assembly', name, 'is not a mounted assembly', `one of ${[...this.byName.keys()].join(', ')}`);
+    }
+    return db;
+  }
+
+  /** Decodes, validates and runs an operation by any of its accepted names. */
+  call(operation: string, rawArgs: unknown): QueryResult {
+    const op: OperationSpec = operationByName(operation);
+    const args = decodeArgs(op, rawArgs);
+    const impl = IMPLEMENTATIONS[op.name];
+    if (!impl) {
+      throw new TickscopeError('notSupported', `${op.name}: not supported yet; its arguments are declared and validated, the operation itself arrives in a later release`);
+    }
+    return impl(this.assembly(args.get('scope', 'dict')), args);
+  }
+}

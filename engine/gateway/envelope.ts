@@ -1,0 +1,87 @@
+/**
+ * The response envelope (SPEC 7): {"header": {rc, ac, ai, api, corr, rcvTS, startTS, endTS, rows},
+ * "payload": rows}. Written as a stream of JSON text so a million-row payload never exists as objects.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Header } from '../contract.js';
+import type { TickscopeError } from '../core/errors.js';
+import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
+import type { QueryResult } from '../ops/result.js';
+import { jsonCells, textCells } from './render.js';
+
+export type { Header };
+
+/** Request bookkeeping captured when a request arrives. */
+export interface RequestInfo {
+  readonly api: string;
+  readonly corr: string;
+  readonly rcvNs: bigint;
+}
+
+/** Starts a request's bookkeeping: the operation name as called, a correlation id, the arrival time. */
+export function requestInfo(api: string, corr?: string): RequestInfo {
+  return { api, corr: corr ?? randomUUID(), rcvNs: BigInt(Date.now()) * 1_000_000n };
+}
+
+function instantText(ns: bigint, zone: string): string {
+  const c = textCells({ type: 'timestamp', data: BigInt64Array.of(ns) }, zone);
+  return c(0);
+}
+
+/** The header of a successful response. */
+export function okHeader(req: RequestInfo, result: QueryResult): Header {
+  const h: Header = {
+    rc: 0,
+    ac: 0,
+    ai: '',
+    api: req.api,
+    corr: req.corr,
+    rcvTS: instantText(req.rcvNs, 'UTC'),
+    rows: result.table.length,
+  };
+  if (result.window && result.window.start > NEG_INF_TS) h.startTS = instantText(result.window.start, result.outputTZ);
+  if (result.window && result.window.end < POS_INF_TS) h.endTS = instantText(result.window.end, result.outputTZ);
+  return h;
+}
+
+/** The whole envelope of an error response (payload null). */
+export function errorEnvelope(req: RequestInfo, err: TickscopeError): { header: Header; payload: null } {
+  return {
+    header: {
+      rc: err.rc,
+      ac: err.ac,
+      ai: err.message,
+      api: req.api,
+      corr: req.corr,
+      rcvTS: instantText(req.rcvNs, 'UTC'),
+      rows: 0,
+    },
+    payload: null,
+  };
+}
+
+/** Streams the payload rows of a result as a JSON array, in chunks of about `chunkBytes`. */
+export function writePayloadJson(result: QueryResult, write: (chunk: string) => void, chunkBytes = 1 << 16): void {
+  const { table, outputTZ } = result;
+  const keys = table.names.map((n) => `${JSON.stringify(n)}:`);
+  const cells = table.columns.map((c) => jsonCells(c, outputTZ));
+  const ncol = keys.length;
+  let buf = '[';
+  for (let i = 0; i < table.length; i++) {
+    let row = i === 0 ? '{' : ',{';
+    for (let j = 0; j < ncol; j++) row += (j ? ',' : '') + keys[j] + cells[j]!(i);
+    buf += `${row}}`;
+    if (buf.length >= chunkBytes) {
+      write(buf);
+      buf = '';
+    }
+  }
+  write(`${buf}]`);
+}
+
+/** Streams a whole successful envelope. */
+export function writeEnvelopeJson(req: RequestInfo, result: QueryResult, write: (chunk: string) => void): void {
+  write(`{"header":${JSON.stringify(okHeader(req, result))},"payload":`);
+  writePayloadJson(result, write);
+  write('}');
+}

@@ -1,0 +1,14 @@
+/** What an operation returns to a gateway: the table plus what is needed to render it. */
+import type { Table } from '../core/table.js';
+
+export interface QueryResult {
+  readonly table: Table;
+  /** Zone in which timestamp columns are rendered. */
+  readonly outputTZ: string;
+  /** The resolved window, echoed in the response header. */
+  readonly window?: { readonly start: bigint; readonly end: bigint };
+  /** The table queried, its time and identifier columns (for charts and grids). */
+  readonly tableName: string;
+  readonly timeColumn: string | null;
+  readonly idColumn: string;
+}

@@ -1,0 +1,141 @@
+/**
+ * Reading rows of one partition for a window: each identifier's run (rows are sorted by identifier,
+ * then time) is cut to [start, end) by binary search, filters compact the selection, and the runs
+ * are merged into time order with ties by identifier, then storage order (SPEC 4).
+ */
+import { int32Pairs } from '../core/column.js';
+import type { Partition } from '../storage/database.js';
+import type { CompiledClause } from './filter.js';
+
+export interface ScanPlan {
+  readonly timeColumn: string;
+  readonly start: bigint;
+  readonly end: bigint;
+  /** Identifiers to read (on the table's identifier column), or undefined for all. */
+  readonly ids?: readonly string[];
+  readonly clauses: readonly CompiledClause[];
+}
+
+const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
+const loOf = (v: bigint): number => Number(BigInt.asUintN(32, v));
+
+/** First row in [a, b) whose time is >= the target (hi/lo words), rows being time-sorted. */
+function lowerBound(pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
+  let lo = a;
+  let hi = b;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const h = pairs[2 * mid + 1]!;
+    const before = h < th || (h === th && pairs[2 * mid]! >>> 0 < tl);
+    if (before) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Row ranges of a partition to read, in ascending row order (so in identifier order). */
+function runRanges(p: Partition, ids: readonly string[] | undefined): Array<[number, number]> {
+  if (p.idRanges.size === 0) return ids ? [] : [[0, p.rows]];
+  const ranges: Array<[number, number]> = [];
+  if (ids) {
+    for (const id of new Set(ids)) {
+      const r = p.idRanges.get(id);
+      if (r) ranges.push([r[0], r[1]]);
+    }
+  } else {
+    for (const r of p.idRanges.values()) ranges.push([r[0], r[1]]);
+  }
+  return ranges.sort((x, y) => x[0] - y[0]);
+}
+
+/** The rows of a partition in the window that pass the filters, in output (time) order. */
+export function scanPartition(p: Partition, plan: ScanPlan): Int32Array {
+  const time = p.column(plan.timeColumn);
+  if (time.type !== 'timestamp') throw new Error(`${plan.timeColumn} is not a timestamp column`);
+  const pairs = int32Pairs(time.data);
+  const sh = hiOf(plan.start);
+  const sl = loOf(plan.start);
+  const eh = hiOf(plan.end);
+  const el = loOf(plan.end);
+  const runs: Array<[number, number]> = [];
+  let total = 0;
+  for (const [a, b] of runRanges(p, plan.ids)) {
+    const lo = lowerBound(pairs, a, b, sh, sl);
+    const hi = lowerBound(pairs, lo, b, eh, el);
+    if (hi > lo) {
+      runs.push([lo, hi]);
+      total += hi - lo;
+    }
+  }
+  let sel = new Int32Array(total);
+  let n = 0;
+  for (const [lo, hi] of runs) for (let r = lo; r < hi; r++) sel[n++] = r;
+  for (const clause of plan.clauses) {
+    n = clause.apply(p.column(clause.column), sel, n);
+    if (n === 0) break;
+  }
+  sel = sel.subarray(0, n);
+  if (runs.length <= 1 || n === 0) return sel;
+  return mergeRuns(sel, runs, pairs);
+}
+
+/**
+ * Merges the selected rows of several runs (each time-sorted, runs in row order) into time order;
+ * equal times keep row order, i.e. identifier order then storage order.
+ */
+function mergeRuns(sel: Int32Array, runs: ReadonlyArray<[number, number]>, pairs: Int32Array): Int32Array {
+  // Split the filtered selection back into per-run segments.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let i = 0;
+  for (const [, hi] of runs) {
+    const s = i;
+    while (i < sel.length && sel[i]! < hi) i++;
+    if (i > s) {
+      starts.push(s);
+      ends.push(i);
+    }
+  }
+  if (starts.length <= 1) return sel;
+  const out = new Int32Array(sel.length);
+  // Binary min-heap of segment indices keyed by (hi, lo, row) of each segment's current row.
+  const heap: number[] = [];
+  const pos = Int32Array.from(starts);
+  const less = (x: number, y: number): boolean => {
+    const rx = sel[pos[x]!]!;
+    const ry = sel[pos[y]!]!;
+    const hx = pairs[2 * rx + 1]!;
+    const hy = pairs[2 * ry + 1]!;
+    if (hx !== hy) return hx < hy;
+    const lx = pairs[2 * rx]! >>> 0;
+    const ly = pairs[2 * ry]! >>> 0;
+    if (lx !== ly) return lx < ly;
+    return rx < ry;
+  };
+  const down = (k: number): void => {
+    const n = heap.length;
+    for (;;) {
+      const l = 2 * k + 1;
+      if (l >= n) return;
+      const r = l + 1;
+      const m = r < n && less(heap[r]!, heap[l]!) ? r : l;
+      if (!less(heap[m]!, heap[k]!)) return;
+      [heap[m], heap[k]] = [heap[k]!, heap[m]!];
+      k = m;
+    }
+  };
+  for (let s = 0; s < starts.length; s++) heap.push(s);
+  for (let k = (heap.length >> 1) - 1; k >= 0; k--) down(k);
+  let o = 0;
+  while (heap.length > 0) {
+    const s = heap[0]!;
+    out[o++] = sel[pos[s]!]!;
+    pos[s] = pos[s]! + 1;
+    if (pos[s]! >= ends[s]!) {
+      heap[0] = heap[heap.length - 1]!;
+      heap.pop();
+    }
+    if (heap.length > 0) down(0);
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+/** The query window: startTS/endTS in inputTZ resolved to instants (SPEC 4). */
+import { TickscopeError, argError } from '../core/errors.js';
+import { NEG_INF_TS, POS_INF_TS, partitionKey, type TimestampLiteral } from '../core/time.js';
+import { isKnownZone, localToInstant } from '../core/tz.js';
+import type { DecodedArgs } from '../registry/decode.js';
+
+/** The instant of a timestamp literal, local forms read in `zone`. */
+export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
+  return t.kind === 'instant' ? t.ns : localToInstant(t.local, zone);
+}
+
+/** A zone argument, checked; its default is UTC. */
+export function zoneArg(args: DecodedArgs, name: 'inputTZ' | 'outputTZ'): string {
+  const zone = args.get(name, 'symbol') ?? 'UTC';
+  if (!isKnownZone(zone)) {
+    throw argError('unknownTimeZone', name, zone, 'is not a known time zone', 'an IANA zone name such as America/New_York, Europe/London or UTC');
+  }
+  return zone;
+}
+
+export interface Window {
+  readonly start: bigint;
+  readonly end: bigint;
+}
+
+/** startTS and endTS resolved in inputTZ; start must be before end (ac 23, as the reference service). */
+export function windowArg(args: DecodedArgs, inputTZ: string): Window {
+  const s = args.get('startTS', 'timestamp');
+  const e = args.get('endTS', 'timestamp');
+  const start = s ? resolveTimestamp(s, inputTZ) : NEG_INF_TS;
+  const end = e ? resolveTimestamp(e, inputTZ) : POS_INF_TS;
+  if (start >= end) throw new TickscopeError('startNotBeforeEnd', 'startTS >= endTS');
+  return { start, end };
+}
+
+/** Partition keys of the window, as an inclusive range of UTC date keys. */
+export function partitionRange(w: Window): { first: string; last: string } {
+  return {
+    first: w.start <= NEG_INF_TS ? '' : partitionKey(w.start),
+    last: w.end >= POS_INF_TS ? '\uffff' : partitionKey(w.end - 1n),
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * Argument decoding: native JSON values and REST strings (SPEC 2) into typed values, with errors
+ * that name the argument, the value and the expected forms. An unknown argument is an error; an
+ * implemented-later argument answers "not supported yet" naming it.
+ */
+import { argError, TickscopeError } from '../core/errors.js';
+import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
+import type { ArgSpec, ArgType, OperationSpec } from './types.js';
+
+/** A filter as given: list triples (not yet checked against the table) or the string form. */
+export type FilterInput =
+  | { readonly kind: 'list'; readonly clauses: readonly RawClause[] }
+  | { readonly kind: 'text'; readonly text: string };
+
+export interface RawClause {
+  readonly fn: string;
+  readonly column: string;
+  readonly value: unknown;
+  /** The clause as the caller wrote it, for error messages. */
+  readonly source: unknown;
+}
+
+export interface SortKey {
+  readonly dir: 'asc' | 'desc';
+  readonly column: string;
+}
+
+/** The decoded value type of each argument type. */
+export interface DecodedTypes {
+  symbol: string;
+  symbols: string[];
+  timestamp: TimestampLiteral;
+  date: number;
+  timespanPair: [bigint, bigint];
+  integer: number;
+  boolean: boolean;
+  filter: FilterInput;
+  sortCols: SortKey[];
+  dict: Record<string, unknown>;
+  agg: unknown;
+  refFilter: unknown;
+  booleanOrSymbol: boolean | string;
+}
+
+type Decoder<T> = (v: unknown, a: ArgSpec) => T | undefined;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const bad = (a: ArgSpec, v: unknown, expected: string, problem = 'is not valid'): TickscopeError =>
+  argError('badValue', a.name, v, problem, expected);
+
+function asName(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+const decodeSymbol: Decoder<string> = (v, a) => {
+  if (Array.isArray(v) && v.length === 1 && typeof v[0] === 'string') v = v[0];
+  const s = asName(v);
+  if (s === undefined) throw bad(a, v, 'a name (string)');
+  if (s === '') return undefined;
+  if (a.allowed && !a.allowed.includes(s)) {
+    throw argError('notAllowed', a.name, v, 'is not allowed', `one of ${a.allowed.join(', ')}`);
+  }
+  return s;
+};
+
+const decodeSymbols: Decoder<string[]> = (v, a) => {
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
+    throw bad(a, v, 'a list of names such as ["AAPL","MSFT"] (or one name)');
+  }
+  const names = (list as string[]).filter((s) => s !== '');
+  return names.length === 0 ? undefined : names;
+};
+
+const decodeTimestamp: Decoder<TimestampLiteral> = (v, a) => {
+  if (typeof v !== 'string') {
+    throw bad(a, v, 'a timestamp string: 2024.01.02D09:30:00.123456789, 2024.01.02D09:30, 2024.01.02, 2024-01-02T09:30:00Z, 0Wp or -0Wp');
+  }
+  if (v.trim() === '') return undefined;
+  const t = parseTimestampLiteral(v);
+  if (!t) {
+    throw bad(a, v, 'a timestamp: 2024.01.02D09:30:00.123456789, 2024.01.02D09:30, 2024.01.02, 2024-01-02T09:30:00Z, 0Wp or -0Wp', 'is not a timestamp');
+  }
+  return t;
+};
+
+const decodeDate: Decoder<number> = (v, a) => {
+  if (typeof v === 'string' && v.trim() === '') return undefined;
+  const d = typeof v === 'string' ? parseDate(v) : undefined;
+  if (d === undefined) throw bad(a, v, 'a date such as 2024.01.02 or 2024-01-02', 'is not a date');
+  return d;
+};
+
+const decodeTimespanPair: Decoder<[bigint, bigint]> = (v, a) => {
+  const expected = 'two times of day such as ["09:30","16:00"] (hh:mm, hh:mm:ss.nnnnnnnnn or 0D09:30:00)';
+  if (!Array.isArray(v)) throw bad(a, v, expected);
+  if (v.length === 0) return undefined;
+  if (v.length !== 2) throw bad(a, v, expected, `has ${v.length} items`);
+  const spans = v.map((s) => (typeof s === 'string' ? parseTimespan(s) : undefined));
+  if (spans[0] === undefined || spans[1] === undefined) throw bad(a, v, expected, 'is not a pair of times');
+  return [spans[0], spans[1]];
+};
+
+const decodeInteger: Decoder<number> = (v, a) => {
+  if (v === '0N' || v === '') return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw bad(a, v, 'an integer such as 5 or "5"', 'is not an integer');
+  return n;
+};
+
+const decodeBoolean: Decoder<boolean> = (v, a) => {
+  if (v === true || v === 1 || v === '1b' || v === 'true' || v === '1') return true;
+  if (v === false || v === 0 || v === '0b' || v === 'false' || v === '0') return false;
+  throw bad(a, v, 'a boolean: true, false, "1b" or "0b"', 'is not a boolean');
+};
+
+const decodeBooleanOrSymbol: Decoder<boolean | string> = (v, a) => {
+  if (v === true || v === 1 || v === '1b' || v === 'true') return true;
+  if (v === false || v === 0 || v === '0b' || v === 'false') return false;
+  if (typeof v === 'string') return v;
+  throw bad(a, v, 'a boolean ("1b"/"0b"), an exchange name, or "" for all holidays');
+};
+
+const FILTER_EXPECTED =
+  '[function, column, value] triples (functions in, within, <, >, <=, >=, =, <>, like) or a string such as "price<100;volume>=10"';
+
+function toClause(a: ArgSpec, t: unknown): RawClause {
+  if (!Array.isArray(t) || t.length !== 3 || typeof t[0] !== 'string' || typeof t[1] !== 'string') {
+    throw argError('badFilter', a.name, t, 'is not a filter triple', FILTER_EXPECTED);
+  }
+  return { fn: t[0], column: t[1], value: t[2], source: t };
+}
+
+const decodeFilter: Decoder<FilterInput> = (v, a) => {
+  if (typeof v === 'string') return v.trim() === '' ? undefined : { kind: 'text', text: v };
+  if (!Array.isArray(v)) throw argError('badFilter', a.name, v, 'is not a filter', FILTER_EXPECTED);
+  if (v.length === 0) return undefined;
+  const clauses = typeof v[0] === 'string' ? [toClause(a, v)] : v.map((t) => toClause(a, t));
+  return { kind: 'list', clauses };
+};
+
+const SORT_EXPECTED = 'direction/column pairs such as ["desc","volume","asc","eventTimestamp"] or [["desc","volume"]]';
+
+const decodeSortCols: Decoder<SortKey[]> = (v, a) => {
+  if (!Array.isArray(v)) throw argError('badSort', a.name, v, 'is not a list', SORT_EXPECTED);
+  if (v.length === 0) return undefined;
+  const flat: unknown[] = v.every((p) => Array.isArray(p)) ? (v as unknown[][]).flat() : v;
+  if (flat.length % 2 !== 0 || !flat.every((s) => typeof s === 'string')) {
+    throw argError('badSort', a.name, v, 'is not a list of direction/column pairs', SORT_EXPECTED);
+  }
+  const keys: SortKey[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const dir = flat[i] as string;
+    if (dir !== 'asc' && dir !== 'desc') {
+      throw argError('badSort', a.name, v, `has direction ${JSON.stringify(dir)}`, `asc or desc before each column; ${SORT_EXPECTED}`);
+    }
+    keys.push({ dir, column: flat[i + 1] as string });
+  }
+  return keys;
+};
+
+const decodeDict: Decoder<Record<string, unknown>> = (v, a) => {
+  if (!isRecord(v)) throw bad(a, v, 'an object such as {"assembly": "demo"}');
+  return Object.keys(v).length === 0 ? undefined : v;
+};
+
+const passThrough: Decoder<unknown> = (v) => (v === '' || (Array.isArray(v) && v.length === 0) ? undefined : v);
+
+const DECODERS: { [K in ArgType]: Decoder<DecodedTypes[K]> } = {
+  symbol: decodeSymbol,
+  symbols: decodeSymbols,
+  timestamp: decodeTimestamp,
+  date: decodeDate,
+  timespanPair: decodeTimespanPair,
+  integer: decodeInteger,
+  boolean: decodeBoolean,
+  filter: decodeFilter,
+  sortCols: decodeSortCols,
+  dict: decodeDict,
+  agg: passThrough,
+  refFilter: passThrough,
+  booleanOrSymbol: decodeBooleanOrSymbol,
+};
+
+/** Decoded arguments of one call. Arguments not given (or given as their null) are absent. */
+export class DecodedArgs {
+  constructor(
+    readonly op: OperationSpec,
+    private readonly values: ReadonlyMap<string, unknown>,
+  ) {}
+
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
+  /** The decoded value, typed by the argument's declared type. */
+  get<K extends ArgType>(name: string, _type: K): DecodedTypes[K] | undefined {
+    return this.values.get(name) as DecodedTypes[K] | undefined;
+  }
+
+  /** Names of the arguments given. */
+  names(): string[] {
+    return [...this.values.keys()];
+  }
+}
+
+/** Decodes a call's arguments against an operation's declaration. */
+export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
+  if (!isRecord(raw)) {
+    throw new TickscopeError('badRequest', `arguments: ${JSON.stringify(raw)} is not an object; expected {"table": ..., ...}`);
+  }
+  const specs = new Map(op.args.map((a) => [a.name, a]));
+  const values = new Map<string, unknown>();
+  for (const [name, value] of Object.entries(raw)) {
+    const spec = specs.get(name);
+    if (!spec) {
+      throw new TickscopeError(
+        'unknownArgument',
+        `${name}: is not an argument of ${op.name}; expected one of ${op.args.map((a) => a.name).join(', ')}`,
+      );
+    }
+    if (value === null || value === undefined) continue;
+    const decoded = (DECODERS[spec.type] as Decoder<unknown>)(value, spec);
+    if (decoded === undefined) continue;
+    const implemented = op.supported.length > 0;
+    if (implemented && !op.supported.includes(name) && !isDefault(spec, decoded)) {
+      throw new TickscopeError(
+        'notSupported',
+        `${name}: not supported yet in ${op.name} (value ${JSON.stringify(value)}); supported so far: ${op.supported.join(', ') || 'none'}`,
+      );
+    }
+    values.set(name, decoded);
+  }
+  for (const spec of op.args) {
+    if (spec.required && !values.has(spec.name)) {
+      throw new TickscopeError('missingArgument', `${spec.name}: is required by ${op.name}; ${spec.doc}`);
+    }
+  }
+  return new DecodedArgs(op, values);
+}
+
+/** True when a decoded value is the argument's documented default (so giving it changes nothing). */
+function isDefault(spec: ArgSpec, v: unknown): boolean {
+  if (spec.type === 'boolean' || spec.type === 'booleanOrSymbol') return v === false;
+  if (spec.type === 'symbol') return v === spec.default;
+  return false;
+}

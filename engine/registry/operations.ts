@@ -1,0 +1,242 @@
+/**
+ * Every operation of INTERFACE 4 with every argument, declared once (SPEC 1). From this come argument
+ * decoding and validation, the app's forms, REST routes, the q IPC dispatcher and docs/arguments.md.
+ */
+import { TickscopeError } from '../core/errors.js';
+import type { ArgSpec, OperationName, OperationSpec } from './types.js';
+
+const arg = (spec: ArgSpec): ArgSpec => spec;
+
+const table = arg({
+  name: 'table', type: 'symbol', required: true, default: null, widget: 'table', example: 'Trade',
+  doc: 'Table to read.',
+});
+const startTS = arg({
+  name: 'startTS', type: 'timestamp', required: false, default: '-0Wp', widget: 'timestamp',
+  example: '2024.03.06D14:30:00.000000000',
+  doc: 'Inclusive start of the window, in inputTZ (always give it: it limits the partitions read).',
+});
+const endTS = arg({
+  name: 'endTS', type: 'timestamp', required: false, default: '0Wp', widget: 'timestamp',
+  example: '2024.03.06D15:30:00.000000000',
+  doc: 'Exclusive end of the window, in inputTZ (always give it: it limits the partitions read).',
+});
+const columns = arg({
+  name: 'columns', type: 'symbols', required: false, default: '`', widget: 'columns', example: ['price', 'volume'],
+  doc: 'Columns to return after the time column (default all columns).',
+});
+const idList = arg({
+  name: 'idList', type: 'symbols', required: false, default: '`', widget: 'identifiers', example: ['AAPL', 'MSFT'],
+  doc: 'Identifiers to select (default all).',
+});
+const idCol = arg({
+  name: 'idCol', type: 'symbol', required: false, default: 'identifier column', widget: 'column', example: 'instrumentID',
+  doc: "Column idList applies to (default the table's identifier column).",
+});
+const filter = arg({
+  name: 'filter', type: 'filter', required: false, default: '()', widget: 'filter',
+  example: [['>', 'price', '100'], ['in', 'conditions', ['@', 'F']]],
+  doc: 'Row filters: [function, column, value] triples applied in order, or the string form "price<100;volume>=10".',
+});
+const fill = arg({
+  name: 'fill', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'forward',
+  allowed: ['null', 'zero', 'forward', 'linear', 'linearStep'],
+  doc: 'Replace nulls per identifier in time order: null, zero, forward, linear (on time) or linearStep (on position).',
+});
+const temporality = arg({
+  name: 'temporality', type: 'symbol', required: false, default: 'continuous', widget: 'enum', example: 'slice',
+  allowed: ['continuous', 'slice'],
+  doc: 'continuous: one range from startTS to endTS; slice: only the slice time of day on each date.',
+});
+const slice = arg({
+  name: 'slice', type: 'timespanPair', required: false, default: '()', widget: 'slice', example: ['09:30', '10:00'],
+  doc: 'Start and end time of day (inputTZ) kept on each date when temporality is slice; start > end crosses midnight.',
+});
+const sortCols = arg({
+  name: 'sortCols', type: 'sortCols', required: false, default: '()', widget: 'sortCols', example: ['desc', 'volume'],
+  doc: 'Direction (asc or desc) then column, repeated: ["desc","volume","asc","eventTimestamp"]. Stable.',
+});
+const applyCanCor = arg({
+  name: 'applyCanCor', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  doc: 'Apply <table>CanCor: drop cancelled executions and apply corrections.',
+});
+const inputTZ = arg({
+  name: 'inputTZ', type: 'symbol', required: false, default: 'UTC', widget: 'zone', example: 'America/New_York',
+  doc: 'Time zone (IANA Region/City) of startTS, endTS and slice.',
+});
+const outputTZ = arg({
+  name: 'outputTZ', type: 'symbol', required: false, default: 'UTC', widget: 'zone', example: 'Europe/London',
+  doc: 'Time zone (IANA Region/City) in which output timestamps are rendered.',
+});
+const idMapping = arg({
+  name: 'idMapping', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  doc: "Map idList through config.json's idMap (custom symbology to stored identifiers).",
+});
+const filterRule = arg({
+  name: 'filterRule', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'regularTrades',
+  doc: 'Name of a filter rule of config.json (include/exclude values of a column, by default conditions).',
+});
+const timeCol = arg({
+  name: 'timeCol', type: 'symbol', required: false, default: '`', widget: 'column', example: 'exchTime',
+  doc: "Timestamp column the window applies to instead of the partition column (scans config.json's timeColBuffer either side).",
+});
+const orderbook = arg({
+  name: 'orderbook', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'plotOrderbookSnapshots',
+  allowed: ['plotOrderbookSnapshots', 'instrumentNames', 'orderbookUpdatesRefData'],
+  doc: 'Orderbook shaping: plotOrderbookSnapshots (top of book from snapshots), instrumentNames or orderbookUpdatesRefData (need ref Instrument).',
+});
+const decPlaces = arg({
+  name: 'decPlaces', type: 'integer', required: false, default: '0N', widget: 'number', example: '2',
+  doc: 'Round float columns to this many decimal places (half away from zero).',
+});
+const ref = arg({
+  name: 'ref', type: 'symbols', required: false, default: '`', widget: 'tables', example: ['Instrument'],
+  doc: "Reference tables to left-join through the schema's foreign keys.",
+});
+const refFilter = arg({
+  name: 'refFilter', type: 'refFilter', required: false, default: '""', widget: 'json',
+  example: { Instrument: [['like', 'sector', 'Tech*']] },
+  doc: 'Filters on reference columns: {"Instrument": [[op, column, value], ...]} or the q dictionary text.',
+});
+const scope = arg({
+  name: 'scope', type: 'dict', required: false, default: '()!()', widget: 'scope', example: { assembly: 'demo' },
+  doc: 'Routing: {"assembly": name} selects the mounted database to query (default the first).',
+});
+
+const analytics = arg({
+  name: 'analytics', type: 'symbols', required: false, default: '`', widget: 'analytics', example: ['vwap', 'maxPrice'],
+  doc: 'Named analytics: <agg><Column> (firstPrice, avgVolume, ...) and those configured in config.json.',
+});
+const agg = arg({
+  name: 'agg', type: 'agg', required: false, default: '()', widget: 'json', example: { hi: ['max', 'price'] },
+  doc: 'Aggregations as parse trees: {"name": tree}, [tree, ...] or [[name, op, column], ...].',
+});
+const groupBy = arg({
+  name: 'groupBy', type: 'symbols', required: false, default: 'identifier column', widget: 'columns',
+  example: ['instrumentID'],
+  doc: 'Columns to group by (default the identifier column; [] for one group).',
+});
+const granularity = arg({
+  name: 'granularity', type: 'integer', required: false, default: '1', widget: 'number', example: '5',
+  doc: 'Bucket size in granularityUnit units.',
+});
+const granularityUnit = arg({
+  name: 'granularityUnit', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'minute',
+  allowed: ['millisecond', 'second', 'minute', 'hour', 'day'],
+  doc: 'Bucket unit; without it the whole window is one bucket.',
+});
+const movingWindowSize = arg({
+  name: 'movingWindowSize', type: 'integer', required: false, default: '0N', widget: 'number', example: '30',
+  doc: 'Each bucket aggregates a lookback of this many units ending at the bucket end (labels are bucket ends).',
+});
+const applyHolidayCalendar = arg({
+  name: 'applyHolidayCalendar', type: 'booleanOrSymbol', required: false, default: '0b', widget: 'holiday',
+  example: '1b',
+  doc: 'Drop weekend and holiday buckets before filling: 1b per exchange, an exchange symbol, or ` for all holidays.',
+});
+
+const summaryFunctions = arg({
+  name: 'summaryFunctions', type: 'symbols', required: false, default: '`', widget: 'analytics',
+  example: ['orderCount', 'fillRate'],
+  doc: 'Summary functions of config.json to compute (default all default ones).',
+});
+
+const dt = arg({
+  name: 'dt', type: 'date', required: false, default: null, widget: 'date', example: '2024.03.06',
+  doc: 'Date (UTC) of the orders to analyse; give either dt or startTS and endTS.',
+});
+const regenExistingIDs = arg({
+  name: 'regenExistingIDs', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  doc: 'Replace stored OrderAnalytics rows of the same orderIDs instead of appending.',
+});
+const instrumentBatchSz = arg({
+  name: 'instrumentBatchSz', type: 'integer', required: false, default: '0N', widget: 'number', example: '10',
+  doc: 'Process this many instruments at a time (lower peak memory).',
+});
+
+const GETTICKS_ARGS: readonly ArgSpec[] = [
+  table, startTS, endTS, columns, idList, idCol, filter, fill, temporality, slice, sortCols, applyCanCor, inputTZ,
+  outputTZ, idMapping, filterRule, timeCol, orderbook, decPlaces, ref, refFilter, scope,
+];
+
+const GETSTATS_ARGS: readonly ArgSpec[] = [
+  ...GETTICKS_ARGS.filter((a) => a.name !== 'applyCanCor' && a.name !== 'columns'),
+  analytics, agg, groupBy, granularity, granularityUnit, movingWindowSize, applyHolidayCalendar,
+];
+
+/** The four operations. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  {
+    name: 'getTicks',
+    ipcNames: ['.fsi.getTicks', 'getTicks'],
+    restPaths: ['/servicegateway/fsi/getTicks'],
+    doc: 'Raw ticks of a table for a time window, filtered, sorted and shaped.',
+    args: GETTICKS_ARGS,
+    supported: [
+      'table', 'startTS', 'endTS', 'columns', 'idList', 'idCol', 'filter', 'sortCols', 'decPlaces', 'inputTZ',
+      'outputTZ', 'scope',
+    ],
+  },
+  {
+    name: 'getStats',
+    ipcNames: ['.fsi.getStats', 'getStats'],
+    restPaths: ['/servicegateway/fsi/getStats'],
+    doc: 'Aggregates of a table over a window: analytics, parse trees, groups, time buckets, moving windows.',
+    args: GETSTATS_ARGS,
+    supported: [],
+  },
+  {
+    name: 'getOrderAnalyticSummary',
+    ipcNames: ['getOrderAnalyticSummary', '.fsi.getOrderAnalyticSummary', '.fsi.eqea.getOrderAnalyticSummary'],
+    restPaths: ['/servicegateway/fsi/getOrderAnalyticSummary', '/servicegateway/fsi/eqea/getOrderAnalyticSummary'],
+    doc: 'Summary functions over OrderAnalytics rows, per group.',
+    args: [
+      { ...table, example: 'OrderAnalytics' }, startTS, endTS,
+      { ...filter, example: [['=', 'side', 'Buy']] },
+      fill, temporality, slice, sortCols, agg, groupBy, summaryFunctions,
+    ],
+    supported: [],
+  },
+  {
+    name: 'generateOrderAnalytics',
+    ipcNames: ['.fsi.eqea.generateOrderAnalytics', 'generateOrderAnalytics'],
+    restPaths: ['/servicegateway/fsi/eqea/generateOrderAnalytics'],
+    doc: 'Builds OrderAnalytics rows (transaction cost analysis) from the Order table and stores them.',
+    args: [
+      { ...table, example: 'Order' }, dt,
+      { ...startTS, default: null, doc: 'Start of the window of New order events (instead of dt).' },
+      { ...endTS, default: null, doc: 'Exclusive end of the window of New order events (instead of dt).' },
+      idList, { ...filter, example: [['=', 'side', 'Buy']] }, scope, regenExistingIDs, instrumentBatchSz,
+    ],
+    supported: [],
+  },
+];
+
+const byIpcName = new Map<string, OperationSpec>();
+const byRestPath = new Map<string, OperationSpec>();
+for (const op of OPERATIONS) {
+  for (const n of op.ipcNames) byIpcName.set(n, op);
+  for (const p of op.restPaths) byRestPath.set(p, op);
+}
+
+/** The operation a name refers to (any accepted IPC name, or the plain name); unknown is an error. */
+export function operationByName(name: string): OperationSpec {
+  const op = byIpcName.get(name);
+  if (!op) {
+    throw new TickscopeError(
+      'unknownOperation',
+      `operation: ${JSON.stringify(name)} is not an operation; expected one of ${[...byIpcName.keys()].join(', ')}`,
+    );
+  }
+  return op;
+}
+
+/** The operation served at a REST path, or undefined. */
+export function operationByRestPath(path: string): OperationSpec | undefined {
+  return byRestPath.get(path);
+}
+
+/** The declaration of an operation by its plain name. */
+export function operation(name: OperationName): OperationSpec {
+  return OPERATIONS.find((o) => o.name === name)!;
+}

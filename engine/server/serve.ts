@@ -1,0 +1,155 @@
+/**
+ * `tickscope serve`: the app (the same renderer Electron shows) and its backend over HTTP on
+ * loopback, for machines without an Electron runtime and for the end-to-end tests.
+ *
+ * The app API (/app/api/*) answers only requests carrying the per-launch token that the served page
+ * embeds, and only for a loopback Host header, so other web pages open in the browser cannot drive
+ * it (CSRF, DNS rebinding).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ChartRequest } from '../contract.js';
+import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import type { Engine } from '../engine.js';
+import { AppService } from '../service/app-service.js';
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Folder of the built renderer (default dist/renderer beside this bundle). */
+  readonly rendererDir?: string;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly token: string;
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** dist/renderer, found from the bundled CLI (dist/bin) or from the sources (engine/server). */
+export function defaultRendererDir(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  for (const rel of ['../renderer', '../../dist/renderer']) {
+    const dir = join(here, rel);
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  throw new TickscopeError('badRequest', 'the app is not built (no dist/renderer/index.html); run npm run build');
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Starts the server; resolves once it listens. */
+export async function serve(engine: Engine, opts: ServeOptions): Promise<RunningServer> {
+  const rendererDir = opts.rendererDir ?? defaultRendererDir();
+  const token = randomBytes(24).toString('base64url');
+  const service = new AppService(engine, 'browser');
+  const indexHtml = readFileSync(join(rendererDir, 'index.html'), 'utf8').replace(
+    '<head>',
+    `<head>\n    <meta name="tickscope-token" content="${token}" />`,
+  );
+  const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
+
+  const fail = (reply: FastifyReply, e: unknown): FastifyReply => {
+    const err = asTickscopeError(e);
+    return reply.code(err.http).send({ error: { ac: err.ac, ai: err.message } });
+  };
+
+  app.addHook('onRequest', async (req, reply) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    if (opts.host === '127.0.0.1' && !LOOPBACK_HOSTS.has(host)) {
+      return reply.code(403).send({ error: { ac: 13, ai: `Host ${JSON.stringify(req.headers.host)} is not a loopback address` } });
+    }
+    if (req.url.startsWith('/app/api/')) {
+      const given = req.headers['x-tickscope-token'] ?? (req.query as Record<string, string | undefined>)['token'];
+      if (given !== token) return reply.code(401).send({ error: { ac: 13, ai: 'missing or wrong app token; reload the page' } });
+    }
+    return undefined;
+  });
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'no-referrer');
+    return payload;
+  });
+
+  const html = (_req: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(indexHtml);
+  app.get('/', html);
+  app.get('/index.html', html);
+  await app.register(fastifyStatic, { root: rendererDir, index: false, wildcard: true });
+
+  app.get('/app/api/info', async (_req, reply) => {
+    try {
+      return service.info();
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.post('/app/api/run', async (req, reply) => {
+    const body = req.body as { operation?: unknown; args?: unknown } | undefined;
+    if (!body || typeof body.operation !== 'string') {
+      return fail(reply, new TickscopeError('badRequest', 'body: expected {"operation": name, "args": {...}}'));
+    }
+    return service.run(body.operation, body.args ?? {});
+  });
+  app.get('/app/api/results/:id/page', async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    try {
+      return service.page((req.params as { id: string }).id, q['offset'] ?? '0', q['limit'] ?? '100');
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.post('/app/api/results/:id/chart', async (req, reply) => {
+    try {
+      const body = (req.body ?? {}) as Omit<ChartRequest, 'resultId'>;
+      const bytes = service.chart({ ...body, resultId: (req.params as { id: string }).id });
+      return reply.type('application/vnd.apache.arrow.stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.get('/app/api/identifiers', async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    try {
+      return service.identifiers(q['assembly'], q['table']);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.get('/app/api/results/:id/csv', async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    const name = (q['name'] ?? 'tickscope-result.csv').replace(/[^\w.-]/g, '_');
+    try {
+      const { chunks } = service.csv((req.params as { id: string }).id);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${name}"`)
+        .send(Readable.from(chunks));
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+
+  await app.listen({ port: opts.port, host: opts.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  app.server.on('close', () => resolveClosed());
+  return {
+    url: `http://${shownHost}:${port}/`,
+    token,
+    closed,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * What the app's backend does, independent of transport: Electron's IPC handlers and `tickscope
+ * serve`'s HTTP routes are thin adapters over this. Results stay here; the renderer asks for the
+ * page of rows it shows and for chart series, never for the whole result.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppInfo, ChartRequest, PageResponse, ResultColumn, RunResponse, TableInfo } from '../contract.js';
+import type { SymbolColumn } from '../core/column.js';
+import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import type { Engine } from '../engine.js';
+import { errorEnvelope, okHeader, requestInfo } from '../gateway/envelope.js';
+import { textCells } from '../gateway/render.js';
+import type { QueryResult } from '../ops/result.js';
+import { OPERATIONS } from '../registry/operations.js';
+import type { Database } from '../storage/database.js';
+import { chartSeries } from './chart.js';
+import { csvChunks } from './csv.js';
+
+const MAX_RESULTS = 8;
+export const VERSION = '0.1.0';
+
+function tableInfo(db: Database, name: string): TableInfo {
+  const t = db.table(name);
+  const keys = t.kind === 'partitioned' ? db.partitionKeys(name) : [];
+  return {
+    name,
+    kind: t.kind,
+    timeColumn: t.timeColumn ?? null,
+    idColumn: t.idColumn,
+    columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
+    rows: db.rowCount(name),
+    firstDate: keys[0] ?? null,
+    lastDate: keys[keys.length - 1] ?? null,
+  };
+}
+
+/** Distinct values of a result's identifier column that occur in it, ascending. */
+function resultIds(r: QueryResult): string[] {
+  const c = r.table.get(r.idColumn);
+  if (!c || c.type !== 'symbol') return [];
+  const seen = new Uint8Array(c.dict.length);
+  for (let i = 0; i < c.codes.length; i++) seen[c.codes[i]!] = 1;
+  return (c as SymbolColumn).dict.filter((s, k) => seen[k] && s !== '').sort();
+}
+
+export class AppService {
+  private readonly results = new Map<string, QueryResult>();
+
+  constructor(
+    readonly engine: Engine,
+    readonly mode: 'electron' | 'browser',
+  ) {}
+
+  /** Assemblies, their tables, and the operation registry (which drives the forms). */
+  info(): AppInfo {
+    return {
+      version: VERSION,
+      mode: this.mode,
+      assemblies: this.engine.databases.map((db) => {
+        db.refresh();
+        return {
+          name: db.name,
+          tables: [...db.schema.tables.keys()].map((n) => tableInfo(db, n)),
+          filterRules: Object.keys(db.config.filterRules),
+        };
+      }),
+      operations: OPERATIONS,
+    };
+  }
+
+  /** Runs an operation; the result is kept for paging, charting and export. */
+  run(operation: string, args: unknown): RunResponse {
+    const req = requestInfo(operation);
+    const started = performance.now();
+    try {
+      const result = this.engine.call(operation, args);
+      const resultId = randomUUID();
+      this.results.set(resultId, result);
+      while (this.results.size > MAX_RESULTS) this.results.delete(this.results.keys().next().value!);
+      const columns: ResultColumn[] = result.table.defs;
+      return {
+        ok: true,
+        resultId,
+        header: okHeader(req, result),
+        columns,
+        rows: result.table.length,
+        elapsedMs: performance.now() - started,
+        outputTZ: result.outputTZ,
+        timeColumn: result.timeColumn && result.table.has(result.timeColumn) ? result.timeColumn : null,
+        idColumn: result.table.has(result.idColumn) ? result.idColumn : null,
+        ids: resultIds(result),
+      };
+    } catch (e) {
+      return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
+    }
+  }
+
+  private result(resultId: unknown): QueryResult {
+    const r = typeof resultId === 'string' ? this.results.get(resultId) : undefined;
+    if (!r) throw new TickscopeError('badRequest', `resultId: ${JSON.stringify(resultId)} is not a result held here; run the query again`);
+    return r;
+  }
+
+  /** Rows [offset, offset+limit) of a result, rendered as text (as in the CSV). */
+  page(resultId: unknown, offset: unknown, limit: unknown): PageResponse {
+    const r = this.result(resultId);
+    const from = Number(offset);
+    const count = Number(limit);
+    if (!Number.isInteger(from) || from < 0) throw new TickscopeError('badRequest', `offset: ${JSON.stringify(offset)} is not valid; expected an integer >= 0`);
+    if (!Number.isInteger(count) || count < 0 || count > 10_000) {
+      throw new TickscopeError('badRequest', `limit: ${JSON.stringify(limit)} is not valid; expected an integer from 0 to 10000`);
+    }
+    const to = Math.min(r.table.length, from + count);
+    const cells = r.table.columns.map((c) => textCells(c, r.outputTZ));
+    const rows: string[][] = [];
+    for (let i = from; i < to; i++) rows.push(cells.map((f) => f(i)));
+    return { offset: from, rows };
+  }
+
+  /** A chart series of a result as Arrow IPC bytes (see ChartBytes in the contract). */
+  chart(req: ChartRequest): Uint8Array {
+    return chartSeries(this.result(req.resultId), req);
+  }
+
+  /** Identifiers stored in a table (from partition metadata), ascending. */
+  identifiers(assembly: unknown, table: unknown): string[] {
+    const db = this.engine.assembly(typeof assembly === 'string' && assembly ? { assembly } : undefined);
+    db.refresh();
+    const t = db.table(String(table));
+    const ids = new Set<string>();
+    if (t.kind === 'partitioned') {
+      for (const key of db.partitionKeys(t.name)) for (const id of db.partition(t.name, key)!.idRanges.keys()) ids.add(id);
+    } else {
+      const p = db.reference(t.name);
+      const c = p?.column(t.idColumn);
+      if (c) for (let i = 0; i < (p?.rows ?? 0); i++) ids.add(textCells(c, 'UTC')(i));
+    }
+    ids.delete('');
+    return [...ids].sort();
+  }
+
+  /** A whole result as CSV chunks, and its row count. */
+  csv(resultId: unknown): { rows: number; chunks: Iterable<string> } {
+    const r = this.result(resultId);
+    return { rows: r.table.length, chunks: csvChunks(r) };
+  }
+}

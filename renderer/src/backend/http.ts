@@ -1,0 +1,53 @@
+/** The backend over HTTP, for the app served by `tickscope serve`. */
+import type { AppInfo, BackendApi, ChartRequest, ExportResult, PageResponse, RunResponse } from '../../../engine/contract';
+
+function token(): string {
+  return document.querySelector<HTMLMetaElement>('meta[name="tickscope-token"]')?.content ?? '';
+}
+
+async function request<T>(path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(path, {
+    ...init,
+    headers: { 'x-tickscope-token': token(), ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+  });
+  if (!res.ok) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = (await res.json()) as { error?: { ai?: string } };
+      if (body.error?.ai) message = body.error.ai;
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new Error(message);
+  }
+  return res as Response & { json(): Promise<T> };
+}
+
+const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await request<T>(path, init)).json() as Promise<T>;
+
+/** A BackendApi talking to the server that served this page. */
+export function httpBackend(): BackendApi {
+  return {
+    info: () => json<AppInfo>('app/api/info'),
+    run: (operation, args) => json<RunResponse>('app/api/run', { method: 'POST', body: JSON.stringify({ operation, args }) }),
+    page: (resultId, offset, limit) =>
+      json<PageResponse>(`app/api/results/${encodeURIComponent(resultId)}/page?offset=${offset}&limit=${limit}`),
+    chart: async (req: ChartRequest) => {
+      const { resultId, ...body } = req;
+      const res = await request(`app/api/results/${encodeURIComponent(resultId)}/chart`, { method: 'POST', body: JSON.stringify(body) });
+      return new Uint8Array(await res.arrayBuffer());
+    },
+    identifiers: (assembly, table) =>
+      json<string[]>(`app/api/identifiers?assembly=${encodeURIComponent(assembly)}&table=${encodeURIComponent(table)}`),
+    exportCsv: async (resultId, suggestedName): Promise<ExportResult> => {
+      // A plain link download: the browser streams the file to disk without holding it in the page.
+      const a = document.createElement('a');
+      a.href = `app/api/results/${encodeURIComponent(resultId)}/csv?token=${encodeURIComponent(token())}&name=${encodeURIComponent(suggestedName)}`;
+      a.download = suggestedName;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      return { saved: true };
+    },
+  };
+}

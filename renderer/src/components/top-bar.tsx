@@ -1,0 +1,42 @@
+/** The top bar: operations, Run and Export, with their keyboard shortcuts. */
+import type { OperationName } from '../../../engine/contract';
+import { useStore } from '../store/store';
+
+const isMac = navigator.platform.toUpperCase().includes('MAC');
+export const MOD = isMac ? '⌘' : 'Ctrl';
+
+export function TopBar(): React.JSX.Element {
+  const info = useStore((s) => s.info);
+  const operation = useStore((s) => s.operation);
+  const setOperation = useStore((s) => s.setOperation);
+  const running = useStore((s) => s.running);
+  const result = useStore((s) => s.result);
+  const run = useStore((s) => s.run);
+  const exportCsv = useStore((s) => s.exportCsv);
+  return (
+    <header className="top-bar">
+      <span className="brand">Tickscope</span>
+      <nav className="op-tabs" aria-label="Operations">
+        {info?.operations.map((o) => (
+          <button
+            key={o.name}
+            type="button"
+            className={o.name === operation ? 'active' : ''}
+            title={`${o.ipcNames[0]}: ${o.doc}${o.supported.length === 0 ? ' (not supported yet)' : ''}`}
+            onClick={() => setOperation(o.name as OperationName)}
+          >
+            {o.name}
+          </button>
+        ))}
+      </nav>
+      <span className="spacer" />
+      <button type="button" className="primary" data-testid="run" disabled={running || !info} onClick={() => void run()} title={`Run (${MOD}+Enter)`}>
+        {running ? 'Running…' : 'Run'} <kbd>{MOD}+↵</kbd>
+      </button>
+      <button type="button" data-testid="export" disabled={!result} onClick={() => void exportCsv()} title={`Export the whole result as CSV (${MOD}+Shift+E)`}>
+        Export CSV
+      </button>
+      {info && <span className="mode muted">{info.mode === 'electron' ? 'desktop' : 'browser'} · v{info.version}</span>}
+    </header>
+  );
+}

@@ -1,0 +1,193 @@
+/**
+ * One zustand store in slices: app info, the query form, the last result and the chart's choices.
+ * Actions sit beside the state they change.
+ */
+import { create } from 'zustand';
+import type { AppInfo, Header, OperationName, OperationSpec, RunResponse, TableInfo } from '../../../engine/contract';
+import { backend } from '../backend';
+import { buildArgs, type FormValue, type FormValues } from './request';
+
+export type RunOk = Extract<RunResponse, { ok: true }>;
+
+export interface ChartChoice {
+  readonly valueColumn: string | null;
+  readonly volumeColumn: string | null;
+  readonly id: string | null;
+}
+
+export interface AppState {
+  info: AppInfo | null;
+  infoError: string | null;
+  assembly: string;
+  operation: OperationName;
+  forms: Partial<Record<OperationName, FormValues>>;
+  formError: string | null;
+  identifiers: Record<string, readonly string[]>;
+  running: boolean;
+  result: RunOk | null;
+  error: Header | null;
+  chart: ChartChoice;
+  selectedRow: number | null;
+  notice: string | null;
+
+  load(): Promise<void>;
+  setAssembly(name: string): void;
+  setOperation(op: OperationName): void;
+  setField(name: string, value: FormValue): void;
+  loadIdentifiers(table: string): Promise<void>;
+  run(): Promise<void>;
+  exportCsv(): Promise<void>;
+  setChart(choice: Partial<ChartChoice>): void;
+  selectRow(row: number | null): void;
+}
+
+/** The operation's declaration from the registry the backend sent. */
+export function operationSpec(info: AppInfo | null, op: OperationName): OperationSpec | undefined {
+  return info?.operations.find((o) => o.name === op);
+}
+
+/** Tables of the selected assembly. */
+export function tablesOf(state: Pick<AppState, 'info' | 'assembly'>): readonly TableInfo[] {
+  return state.info?.assemblies.find((a) => a.name === state.assembly)?.tables ?? [];
+}
+
+const toKdbDate = (iso: string): string => iso.replace(/-/g, '.');
+
+function nextDay(iso: string): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Starting values of a form: the first time-series table (Trade when present) over its first day. */
+function initialForm(op: OperationName, tables: readonly TableInfo[]): FormValues {
+  const preferred: Partial<Record<OperationName, string>> = {
+    getTicks: 'Trade',
+    getStats: 'Trade',
+    getOrderAnalyticSummary: 'OrderAnalytics',
+    generateOrderAnalytics: 'Order',
+  };
+  const t = tables.find((x) => x.name === preferred[op]) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
+  if (!t) return {};
+  const values: Record<string, FormValue> = { table: t.name };
+  if (t.firstDate) {
+    values['startTS'] = `${toKdbDate(t.firstDate)}D00:00:00`;
+    values['endTS'] = `${toKdbDate(nextDay(t.firstDate))}D00:00:00`;
+  }
+  return values;
+}
+
+const defaultChart = (r: RunOk): ChartChoice => {
+  const numeric = r.columns.filter((c) => c.type === 'float' || c.type === 'long' || c.type === 'int').map((c) => c.name);
+  const value = ['price', 'midPoint', 'bidPrice', 'lastPx'].find((n) => numeric.includes(n)) ?? r.columns.find((c) => c.type === 'float')?.name ?? numeric[0] ?? null;
+  const volume = ['volume', 'size', 'bidSize', 'lastQty'].find((n) => numeric.includes(n)) ?? null;
+  return { valueColumn: value, volumeColumn: volume, id: r.ids[0] ?? null };
+};
+
+export const useStore = create<AppState>((set, get) => ({
+  info: null,
+  infoError: null,
+  assembly: '',
+  operation: 'getTicks',
+  forms: {},
+  formError: null,
+  identifiers: {},
+  running: false,
+  result: null,
+  error: null,
+  chart: { valueColumn: null, volumeColumn: null, id: null },
+  selectedRow: null,
+  notice: null,
+
+  async load() {
+    try {
+      const info = await backend.info();
+      const assembly = info.assemblies[0]?.name ?? '';
+      const tables = info.assemblies[0]?.tables ?? [];
+      const form = initialForm('getTicks', tables);
+      set({ info, assembly, forms: { getTicks: form }, infoError: null });
+      const table = form['table'];
+      if (typeof table === 'string') {
+        await get().loadIdentifiers(table);
+        const first = get().identifiers[`${assembly}/${table}`]?.[0];
+        if (first && get().forms.getTicks?.['idList'] === undefined) get().setField('idList', first);
+      }
+    } catch (e) {
+      set({ infoError: (e as Error).message });
+    }
+  },
+
+  setAssembly(name) {
+    set({ assembly: name });
+  },
+
+  setOperation(op) {
+    const s = get();
+    const forms = s.forms[op] ? s.forms : { ...s.forms, [op]: initialForm(op, tablesOf(s)) };
+    set({ operation: op, forms, formError: null });
+  },
+
+  setField(name, value) {
+    const s = get();
+    const form = { ...(s.forms[s.operation] ?? {}), [name]: value };
+    set({ forms: { ...s.forms, [s.operation]: form }, formError: null });
+    if (name === 'table' && typeof value === 'string' && value) void get().loadIdentifiers(value);
+  },
+
+  async loadIdentifiers(table) {
+    const { assembly } = get();
+    const key = `${assembly}/${table}`;
+    if (get().identifiers[key]) return;
+    try {
+      const ids = await backend.identifiers(assembly, table);
+      set({ identifiers: { ...get().identifiers, [key]: ids } });
+    } catch {
+      // an unknown table has no identifiers; the query itself reports the error
+    }
+  },
+
+  async run() {
+    const s = get();
+    const spec = operationSpec(s.info, s.operation);
+    if (!spec || s.running) return;
+    let args: Record<string, unknown>;
+    try {
+      args = buildArgs(spec, s.forms[s.operation] ?? {});
+      const first = s.info?.assemblies[0]?.name;
+      if (s.assembly && s.assembly !== first && spec.args.some((a) => a.name === 'scope')) args['scope'] = { assembly: s.assembly };
+    } catch (e) {
+      set({ formError: (e as Error).message });
+      return;
+    }
+    set({ running: true, formError: null, notice: null });
+    try {
+      const r = await backend.run(spec.ipcNames[0]!, args);
+      if (r.ok) set({ result: r, error: null, chart: defaultChart(r), selectedRow: null });
+      else set({ error: r.header });
+    } catch (e) {
+      set({ formError: (e as Error).message });
+    } finally {
+      set({ running: false });
+    }
+  },
+
+  async exportCsv() {
+    const { result, operation } = get();
+    if (!result) return;
+    const name = `${operation}-${result.header.corr.slice(0, 8)}.csv`;
+    try {
+      const r = await backend.exportCsv(result.resultId, name);
+      set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}` : `Downloading ${name} (${result.rows} rows)`) : null });
+    } catch (e) {
+      set({ notice: `Export failed: ${(e as Error).message}` });
+    }
+  },
+
+  setChart(choice) {
+    set({ chart: { ...get().chart, ...choice } });
+  },
+
+  selectRow(row) {
+    set({ selectedRow: row });
+  },
+}));

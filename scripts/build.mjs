@@ -1,0 +1,22 @@
+// Builds everything `npm start`, `npx tickscope` and the tests run:
+//   dist/bin/cli.js            the tickscope command (Node, ESM)
+//   dist/electron/main.cjs     Electron main process   dist/electron/preload.cjs  its preload (sandboxed: CJS)
+//   dist/bench/bench.js        npm run bench
+//   dist/renderer/             the React app (Vite), served by Electron and by `tickscope serve`
+import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
+import { rmSync } from 'node:fs';
+
+const started = Date.now();
+rmSync('dist/bin', { recursive: true, force: true });
+rmSync('dist/electron', { recursive: true, force: true });
+
+const node = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
+await Promise.all([
+  build({ ...node, entryPoints: { cli: 'bin/cli.ts' }, outdir: 'dist/bin', format: 'esm', packages: 'external' }),
+  build({ ...node, entryPoints: { bench: 'bench/bench.ts' }, outdir: 'dist/bench', format: 'esm', packages: 'external' }),
+  build({ ...node, entryPoints: { main: 'electron/main.ts', 'demo-worker': 'electron/demo-worker.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'], packages: 'external' }),
+  build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),
+]);
+await viteBuild({ configFile: 'vite.config.ts', logLevel: 'warn' });
+console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

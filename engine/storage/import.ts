@@ -96,20 +96,32 @@ function parseCell(type: ColumnType, cell: string, tz: string, where: () => stri
 
 const TIME_UNIT_NS = [1_000_000_000n, 1_000_000n, 1_000n, 1n]; // Arrow TimeUnit SECOND..NANOSECOND
 
+/** The int64 values of a vector (timestamps, durations, int64), or undefined for other layouts. */
+function rawInt64(v: Vector): BigInt64Array | undefined {
+  const out = new BigInt64Array(v.length);
+  let k = 0;
+  for (const d of v.data) {
+    const values: unknown = d.values;
+    if (!(values instanceof BigInt64Array)) return undefined;
+    out.set(values.subarray(d.offset, d.offset + d.length), k);
+    k += d.length;
+  }
+  return out;
+}
+
 /** Converts an Arrow vector to a column of the declared type. */
 function fromArrow(def: { name: string; type: ColumnType }, v: Vector, file: string): Column {
   const at = (row: number): string => `${file}: row ${row + 1}, column ${def.name}`;
   const n = v.length;
   const typeId = v.type.typeId;
   const values: Array<Scalar | number[] | null> = new Array(n);
-  const toNs = (x: unknown): bigint => {
-    if (typeId === Type.Timestamp || typeId === Type.Duration) {
-      const unit = (v.type as unknown as { unit: number }).unit;
-      return BigInt(x as bigint | number) * TIME_UNIT_NS[unit]!;
-    }
-    if (typeId === Type.Int) return BigInt(x as bigint | number);
-    return fail(`${file}: column ${def.name} is Arrow ${v.type}; expected a timestamp or int64 of nanoseconds`);
-  };
+  // Arrow's get() turns timestamps into float milliseconds; read the int64 words instead (exact ns).
+  const raw = def.type === 'timestamp' || def.type === 'timespan' ? rawInt64(v) : undefined;
+  const scale =
+    typeId === Type.Timestamp || typeId === Type.Duration ? TIME_UNIT_NS[(v.type as unknown as { unit: number }).unit]! : 1n;
+  if ((def.type === 'timestamp' || def.type === 'timespan') && (!raw || (typeId !== Type.Timestamp && typeId !== Type.Duration && typeId !== Type.Int))) {
+    fail(`${file}: column ${def.name} is Arrow ${v.type}; expected a timestamp, duration or int64 of nanoseconds`);
+  }
   for (let i = 0; i < n; i++) {
     const x: unknown = v.get(i);
     if (x === null || x === undefined) {
@@ -119,7 +131,7 @@ function fromArrow(def: { name: string; type: ColumnType }, v: Vector, file: str
     switch (def.type) {
       case 'timestamp':
       case 'timespan':
-        values[i] = toNs(x);
+        values[i] = raw![i]! * scale;
         break;
       case 'float':
       case 'long':

@@ -14,7 +14,13 @@ declare global {
   }
 }
 
-export const backend: BackendApi = window.tickscope ?? httpBackend();
+let chosen: BackendApi | undefined;
+
+/** The backend: Electron's bridge when the preload exposed it, else HTTP (chosen on first use). */
+export function backend(): BackendApi {
+  chosen ??= window.tickscope ?? httpBackend();
+  return chosen;
+}
 
 /** Subscribes to the desktop menu's commands (no-op in the browser). */
 export function onMenuCommand(listener: (cmd: MenuCommand) => void): void {

@@ -141,30 +141,31 @@ function Preview({ op, values }: { readonly op: OperationSpec; readonly values: 
   );
 }
 
-export function ArgForm(): React.JSX.Element {
-  const info = useStore((s) => s.info);
-  const assembly = useStore((s) => s.assembly);
-  const operation = useStore((s) => s.operation);
-  const values = useStore((s) => s.forms[s.operation]) ?? {};
-  const setField = useStore((s) => s.setField);
-  const setAssembly = useStore((s) => s.setAssembly);
-  const identifiers = useStore((s) => s.identifiers);
-  const formError = useStore((s) => s.formError);
-  const op = operationSpec(info, operation);
-  const tables = tablesOf({ info, assembly });
-  const tableName = text(values['table']);
-  const table = tables.find((t) => t.name === tableName);
-  const ids = identifiers[`${assembly}/${tableName}`] ?? [];
-  const assemblies = useMemo(() => info?.assemblies.map((a) => a.name) ?? [], [info]);
-  const filterRules = info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? [];
-  if (!op) return <div className="form-panel muted">Loading…</div>;
+export interface ArgFormViewProps {
+  readonly op: OperationSpec;
+  readonly values: FormValues;
+  readonly tables: readonly TableInfo[];
+  readonly ids: readonly string[];
+  readonly assemblies: readonly string[];
+  readonly assembly: string;
+  readonly filterRules: readonly string[];
+  readonly formError: string | null;
+  readonly setField: (name: string, value: FormValue) => void;
+  readonly setAssembly: (name: string) => void;
+  readonly onSubmit: () => void;
+}
+
+/** The form for one operation, from its declaration: every argument, each with its widget. */
+export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
+  const { op, values } = p;
+  const table = p.tables.find((t) => t.name === text(values['table']));
   return (
     <form
       className="form-panel"
       aria-label={`${op.name} arguments`}
       onSubmit={(e) => {
         e.preventDefault();
-        void useStore.getState().run();
+        p.onSubmit();
       }}
     >
       <div className="form-title" title={op.doc}>
@@ -175,18 +176,18 @@ export function ArgForm(): React.JSX.Element {
           key={arg.name}
           arg={arg}
           value={values[arg.name]}
-          onChange={(v) => setField(arg.name, v)}
+          onChange={(v) => p.setField(arg.name, v)}
           table={table}
-          tables={tables}
-          ids={ids}
-          assemblies={assemblies}
-          assembly={assembly}
-          setAssembly={setAssembly}
-          filterRules={filterRules}
+          tables={p.tables}
+          ids={p.ids}
+          assemblies={p.assemblies}
+          assembly={p.assembly}
+          setAssembly={p.setAssembly}
+          filterRules={p.filterRules}
           supported={op.supported.length > 0 && op.supported.includes(arg.name)}
         />
       ))}
-      {formError && <div className="error-text" role="alert">{formError}</div>}
+      {p.formError && <div className="error-text" role="alert">{p.formError}</div>}
       <Preview op={op} values={values} />
       <datalist id="zone-list">
         {ZONES.map((z) => (
@@ -194,7 +195,7 @@ export function ArgForm(): React.JSX.Element {
         ))}
       </datalist>
       <datalist id="ids-idList">
-        {ids.map((i) => (
+        {p.ids.map((i) => (
           <option key={i} value={i} />
         ))}
       </datalist>
@@ -204,5 +205,37 @@ export function ArgForm(): React.JSX.Element {
       </datalist>
       <button type="submit" hidden />
     </form>
+  );
+}
+
+const NO_VALUES: FormValues = {};
+
+/** The form of the selected operation, bound to the store. */
+export function ArgForm(): React.JSX.Element {
+  const info = useStore((s) => s.info);
+  const assembly = useStore((s) => s.assembly);
+  const operation = useStore((s) => s.operation);
+  const values = useStore((s) => s.forms[s.operation]) ?? NO_VALUES;
+  const setField = useStore((s) => s.setField);
+  const setAssembly = useStore((s) => s.setAssembly);
+  const identifiers = useStore((s) => s.identifiers);
+  const formError = useStore((s) => s.formError);
+  const assemblies = useMemo(() => info?.assemblies.map((a) => a.name) ?? [], [info]);
+  const op = operationSpec(info, operation);
+  if (!op) return <div className="form-panel muted">Loading…</div>;
+  return (
+    <ArgFormView
+      op={op}
+      values={values}
+      tables={tablesOf({ info, assembly })}
+      ids={identifiers[`${assembly}/${text(values['table'])}`] ?? []}
+      assemblies={assemblies}
+      assembly={assembly}
+      filterRules={info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? []}
+      formError={formError}
+      setField={setField}
+      setAssembly={setAssembly}
+      onSubmit={() => void useStore.getState().run()}
+    />
   );
 }

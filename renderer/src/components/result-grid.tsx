@@ -65,7 +65,7 @@ export function ResultGrid(): React.JSX.Element {
         if (pages.current.has(p) || pending.current.has(p)) continue;
         pending.current.add(p);
         const id = result.resultId;
-        backend
+        backend()
           .page(id, p * PAGE, PAGE)
           .then((page) => {
             if (id !== useStore.getState().result?.resultId) return;

@@ -103,7 +103,7 @@ export function TickChart(): React.JSX.Element {
       return undefined;
     }
     setError(null);
-    backend
+    backend()
       .chart({
         resultId: result.resultId,
         valueColumn: choice.valueColumn,

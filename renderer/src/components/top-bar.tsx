@@ -2,7 +2,7 @@
 import type { OperationName } from '../../../engine/contract';
 import { useStore } from '../store/store';
 
-const isMac = navigator.platform.toUpperCase().includes('MAC');
+const isMac = typeof navigator !== 'undefined' && /mac/i.test(navigator.platform);
 export const MOD = isMac ? '⌘' : 'Ctrl';
 
 export function TopBar(): React.JSX.Element {

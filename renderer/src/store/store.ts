@@ -101,7 +101,7 @@ export const useStore = create<AppState>((set, get) => ({
 
   async load() {
     try {
-      const info = await backend.info();
+      const info = await backend().info();
       const assembly = info.assemblies[0]?.name ?? '';
       const tables = info.assemblies[0]?.tables ?? [];
       const form = initialForm('getTicks', tables);
@@ -139,7 +139,7 @@ export const useStore = create<AppState>((set, get) => ({
     const key = `${assembly}/${table}`;
     if (get().identifiers[key]) return;
     try {
-      const ids = await backend.identifiers(assembly, table);
+      const ids = await backend().identifiers(assembly, table);
       set({ identifiers: { ...get().identifiers, [key]: ids } });
     } catch {
       // an unknown table has no identifiers; the query itself reports the error
@@ -161,7 +161,7 @@ export const useStore = create<AppState>((set, get) => ({
     }
     set({ running: true, formError: null, notice: null });
     try {
-      const r = await backend.run(spec.ipcNames[0]!, args);
+      const r = await backend().run(spec.ipcNames[0]!, args);
       if (r.ok) set({ result: r, error: null, chart: defaultChart(r), selectedRow: null });
       else set({ error: r.header });
     } catch (e) {
@@ -176,7 +176,7 @@ export const useStore = create<AppState>((set, get) => ({
     if (!result) return;
     const name = `${operation}-${result.header.corr.slice(0, 8)}.csv`;
     try {
-      const r = await backend.exportCsv(result.resultId, name);
+      const r = await backend().exportCsv(result.resultId, name);
       set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}` : `Downloading ${name} (${result.rows} rows)`) : null });
     } catch (e) {
       set({ notice: `Export failed: ${(e as Error).message}` });

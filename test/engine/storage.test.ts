@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { columnFromValues } from '../../engine/core/builder.js';
+import { TickscopeError } from '../../engine/core/errors.js';
+import { Table } from '../../engine/core/table.js';
+import { NULL_TS } from '../../engine/core/time.js';
+import { configFromJson } from '../../engine/storage/config.js';
+import { Database } from '../../engine/storage/database.js';
+import { schemaFromJson, type Schema } from '../../engine/storage/schema.js';
+import { withWriteLock } from '../../engine/storage/write-lock.js';
+import { tempDir } from '../helpers/db.js';
+
+/** A schema with one partitioned table holding a column of every type. */
+function allTypesSchema(): Schema {
+  return schemaFromJson({
+    format: 1,
+    tables: [
+      {
+        name: 'T',
+        kind: 'partitioned',
+        timeColumn: 'ts',
+        columns: [
+          { name: 'ts', type: 'timestamp' },
+          { name: 'id', type: 'symbol' },
+          { name: 'f', type: 'float' },
+          { name: 'l', type: 'long' },
+          { name: 'i', type: 'int' },
+          { name: 'd', type: 'date' },
+          { name: 'span', type: 'timespan' },
+          { name: 'b', type: 'boolean' },
+          { name: 's', type: 'string' },
+          { name: 'fl', type: 'float[]' },
+          { name: 'll', type: 'long[]' },
+        ],
+      },
+    ],
+  });
+}
+
+const DAY = 86_400_000_000_000n;
+const BASE = 19_788n * DAY; // 2024-03-06
+
+function sample(): Table {
+  const T = allTypesSchema().tables.get('T')!;
+  const values: Record<string, unknown[]> = {
+    ts: [BASE + 5n, BASE + 1n, BASE + DAY - 1n],
+    id: ['B', 'A', 'A'],
+    f: [1.5, NaN, -0.25],
+    l: [2 ** 53 - 1, NaN, -(2 ** 53 - 1)],
+    i: [2147483647, NaN, -2147483647],
+    d: [19788, null, -1],
+    span: [-1n, NULL_TS, 90061_000_000_001n],
+    b: [true, false, true],
+    s: ['naïve 😀', '', 'a,"b"'],
+    fl: [[1.5, 2.5], [], [NaN]],
+    ll: [[1, 2, 3], [], [9007199254740991]],
+  };
+  return new Table(
+    T.columns.map((c) => c.name),
+    T.columns.map((c) => columnFromValues(c.type, values[c.name] as never)),
+  );
+}
+
+describe('database storage', () => {
+  it('round-trips every column type through disk, in storage order', () => {
+    const dir = join(tempDir(), 'db');
+    const db = Database.create(dir, allTypesSchema());
+    db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
+    const again = Database.open(dir);
+    const p = again.partition('T', '2024-03-06')!;
+    expect(p.rows).toBe(3);
+    // sorted by identifier then time: A@1, A@DAY-1, B@5
+    expect([...(p.column('ts') as { data: BigInt64Array }).data]).toEqual([BASE + 1n, BASE + DAY - 1n, BASE + 5n]);
+    expect(p.idRanges.get('A')).toEqual([0, 2]);
+    expect(p.idRanges.get('B')).toEqual([2, 3]);
+    const col = <T>(name: string): T => p.column(name) as T;
+    expect([...col<{ data: Float64Array }>('f').data]).toEqual([NaN, -0.25, 1.5]);
+    expect([...col<{ data: Float64Array }>('l').data]).toEqual([NaN, -(2 ** 53 - 1), 2 ** 53 - 1]);
+    expect([...col<{ data: Float64Array }>('i').data]).toEqual([NaN, -2147483647, 2147483647]);
+    expect([...col<{ data: Int32Array }>('d').data]).toEqual([-2147483648, -1, 19788]);
+    expect([...col<{ data: BigInt64Array }>('span').data]).toEqual([NULL_TS, 90061_000_000_001n, -1n]);
+    expect([...col<{ data: Uint8Array }>('b').data]).toEqual([0, 1, 1]);
+    expect(col<{ values: string[] }>('s').values).toEqual(['', 'a,"b"', 'naïve 😀']);
+    const fl = col<{ offsets: Int32Array; values: Float64Array }>('fl');
+    expect([...fl.offsets]).toEqual([0, 0, 1, 3]);
+    expect([...fl.values]).toEqual([NaN, 1.5, 2.5]);
+    const ll = col<{ offsets: Int32Array; values: Float64Array }>('ll');
+    expect([...ll.values]).toEqual([9007199254740991, 1, 2, 3]);
+  });
+
+  it('keeps the old state when a write dies before the manifest swap, and cleans up after', () => {
+    const dir = join(tempDir(), 'db');
+    const db = Database.create(dir, allTypesSchema());
+    db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
+    const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    // A crashed writer: a half-written partition folder and a temporary manifest, never renamed.
+    mkdirSync(join(dir, 'data', 'T', '2024-03-06.g99'));
+    writeFileSync(join(dir, 'data', 'T', '2024-03-06.g99', 'ts.i64'), 'torn');
+    writeFileSync(join(dir, 'manifest.json.tmp-12345'), '{"broken":');
+    const reader = Database.open(dir);
+    expect(reader.partition('T', '2024-03-06')!.rows).toBe(3);
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(manifest);
+    // The next commit removes what no manifest names.
+    reader.commit({ partitions: [{ table: 'T', key: '2024-03-07', data: sample().take(Int32Array.of(0)) }] });
+    expect(readdirSync(join(dir, 'data', 'T')).sort()).toEqual(['2024-03-06.g1', '2024-03-07.g2']);
+  });
+
+  it('shows a commit to another open Database (another process) after refresh', () => {
+    const dir = join(tempDir(), 'db');
+    const writer = Database.create(dir, allTypesSchema());
+    const reader = Database.open(dir);
+    expect(reader.partitionKeys('T')).toEqual([]);
+    writer.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
+    reader.refresh();
+    expect(reader.partitionKeys('T')).toEqual(['2024-03-06']);
+    expect(reader.rowCount('T')).toBe(3);
+  });
+
+  it('rejects a long it cannot store exactly, writing nothing', () => {
+    const dir = join(tempDir(), 'db');
+    const db = Database.create(dir, allTypesSchema());
+    const t = sample();
+    const bad = t.with('l', { type: 'long', data: Float64Array.of(2 ** 53 + 2, 1, 2) });
+    expect(() => db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: bad }] })).toThrow(/integers within ±2\^53/);
+    expect(Database.open(dir).partitionKeys('T')).toEqual([]);
+  });
+
+  it('refuses to open a folder that is not a database, and to create over one that is not empty', () => {
+    const dir = tempDir();
+    expect(() => Database.open(dir)).toThrow(/is not a Tickscope database \(no schema.json\); create one with: tickscope init --db/);
+    writeFileSync(join(dir, 'x'), '');
+    expect(() => Database.create(dir)).toThrow(/already exists and is not empty/);
+  });
+
+  it('validates schema.json naming table and field', () => {
+    const bad = (doc: unknown): string => {
+      try {
+        schemaFromJson(doc);
+      } catch (e) {
+        return (e as TickscopeError).message;
+      }
+      return '';
+    };
+    expect(bad({ tables: [{ name: 'X', kind: 'partitioned', columns: [{ name: 'a', type: 'text' }] }] })).toMatch(
+      /table X: column a has type "text"; expected one of timestamp/,
+    );
+    expect(bad({ tables: [{ name: 'X', kind: 'partitioned', timeColumn: 'a', columns: [{ name: 'a', type: 'float' }] }] })).toMatch(
+      /table X: timeColumn "a" must name a timestamp column/,
+    );
+    expect(bad({ tables: [{ name: 'X', kind: 'reference', columns: [{ name: 'a', type: 'symbol' }], foreignKeys: { a: 'Nope' } }] })).toMatch(
+      /foreign key a references Nope, which is not a reference table/,
+    );
+  });
+
+  it('validates config.json naming the item', () => {
+    const bad = (doc: unknown): string => {
+      try {
+        configFromJson(doc);
+      } catch (e) {
+        return (e as TickscopeError).message;
+      }
+      return '';
+    };
+    expect(bad({ timeColBuffer: 'an hour' })).toMatch(/timeColBuffer "an hour" must be a timespan/);
+    expect(bad({ weekendDays: ['Sat'] })).toMatch(/weekendDays has "Sat"; expected day names Sunday/);
+    expect(bad({ filterRules: { r: { column: 'conditions' } } })).toMatch(/filterRules.r needs "include" or "exclude"/);
+    expect(bad({ defaultSummaryFunctions: ['nope'] })).toMatch(/names nope, which is not in summaryFunctions/);
+    expect(bad({ colour: 'blue' })).toMatch(/colour is not a config item/);
+    expect(configFromJson({ timeColBuffer: '0D00:00' }).timeColBuffer).toBe(0n);
+  });
+
+  it('lets one writer at a time hold the write lock, taking over a dead one', async () => {
+    const dir = tempDir();
+    // A lock left by a process that has exited is taken over.
+    writeFileSync(join(dir, '.write.lock'), '999999999');
+    expect(withWriteLock(dir, () => 'ran')).toBe('ran');
+    expect(existsSync(join(dir, '.write.lock'))).toBe(false);
+    // A lock held by a live process is refused with its pid.
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
+    try {
+      writeFileSync(join(dir, '.write.lock'), String(sleeper.pid));
+      expect(() => withWriteLock(dir, () => 'ran')).toThrow(new RegExp(`being written by process ${sleeper.pid}`));
+    } finally {
+      sleeper.kill();
+    }
+  });
+});

@@ -79,7 +79,7 @@ function menuTemplate(send: (cmd: MenuCommand) => void): MenuItemTemplate[] {
     {
       label: 'File',
       submenu: [
-        { label: 'Export CSV…', accelerator: 'CmdOrCtrl+E', click: () => send('export') },
+        { label: 'Export CSV…', accelerator: 'CmdOrCtrl+Shift+E', click: () => send('export') },
         { type: 'separator' },
         { role: 'quit' },
       ],

@@ -1,0 +1,167 @@
+/**
+ * The desktop layer with the electron module mocked: everything it asks of Electron is recorded, and
+ * the IPC handlers run against a real engine over a real database on disk.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AppInfo, RunResponse } from '../../engine/contract.js';
+import type { BrowserWindowOptions, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from '../../electron/electron-api.js';
+import { startDesktop } from '../../electron/desktop.js';
+import { INVOKE_CHANNELS, MENU_CHANNEL } from '../../electron/ipc-contract.js';
+import { csv, makeDb, tempDir } from '../helpers/db.js';
+
+type Handler = (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown;
+
+function mockElectron(savePath: string | undefined) {
+  const calls = {
+    windows: [] as BrowserWindowOptions[],
+    handlers: new Map<string, Handler>(),
+    sent: [] as unknown[][],
+    menu: [] as MenuItemTemplate[],
+    external: [] as string[],
+    loaded: [] as string[],
+    userData: '',
+    openHandler: undefined as undefined | ((d: { url: string }) => { action: string }),
+    navigate: undefined as undefined | ((e: { preventDefault(): void }, url: string) => void),
+  };
+  class BrowserWindow {
+    readonly webContents = {
+      send: (...args: unknown[]) => calls.sent.push(args),
+      setWindowOpenHandler: (h: (d: { url: string }) => { action: 'allow' | 'deny' }) => (calls.openHandler = h),
+      on: (_event: 'will-navigate', l: (e: { preventDefault(): void }, url: string) => void) => (calls.navigate = l),
+    };
+    constructor(opts: BrowserWindowOptions) {
+      calls.windows.push(opts);
+    }
+    loadFile(path: string): Promise<void> {
+      calls.loaded.push(path);
+      return Promise.resolve();
+    }
+    once(): void {}
+    show(): void {}
+  }
+  const electron: ElectronApi = {
+    app: {
+      whenReady: () => Promise.resolve(),
+      setName: () => undefined,
+      setPath: (_n, p) => (calls.userData = p),
+      on: () => undefined,
+      quit: () => undefined,
+    },
+    BrowserWindow,
+    ipcMain: { handle: (channel, listener) => void calls.handlers.set(channel, listener) },
+    dialog: {
+      showSaveDialog: () => Promise.resolve(savePath ? { canceled: false, filePath: savePath } : { canceled: true }),
+      showErrorBox: () => undefined,
+    },
+    Menu: { buildFromTemplate: (t) => (calls.menu = t), setApplicationMenu: () => undefined },
+    shell: { openExternal: (url) => Promise.resolve(void calls.external.push(url)) },
+  };
+  return { electron, calls };
+}
+
+const APP_FRAME: IpcMainInvokeEventLike = { senderFrame: { url: 'file:///app/dist/renderer/index.html' } };
+const TRADES = csv(['eventTimestamp', 'instrumentID', 'price', 'volume'], [
+  ['2024.03.06D14:30:00.000000001', 'AAPL', '189.5', '100'],
+  ['2024.03.06D14:30:00.000000001', 'MSFT', '401.25', '7'],
+]);
+
+async function start(savePath?: string, dbs?: string[]) {
+  const { electron, calls } = mockElectron(savePath);
+  let demoCalls = 0;
+  const demoDb = makeDb({ Trade: TRADES }, 'demo');
+  const desktop = await startDesktop(electron, {
+    dbs: dbs ?? [],
+    electronDir: '/app/dist/electron',
+    rendererDir: '/app/dist/renderer',
+    userDataDir: '/home/u/.config/Tickscope',
+    ensureDemo: async () => {
+      demoCalls++;
+      return demoDb.dir;
+    },
+  });
+  await desktop.ready;
+  const invoke = (channel: string, ...args: unknown[]): Promise<unknown> =>
+    Promise.resolve(calls.handlers.get(channel)!(APP_FRAME, ...args));
+  return { calls, invoke, demoCalls: () => demoCalls };
+}
+
+describe('desktop app (electron mocked)', () => {
+  it('opens one locked-down window on the built renderer', async () => {
+    const { calls } = await start();
+    expect(calls.windows).toHaveLength(1);
+    expect(calls.windows[0]!.webPreferences).toEqual({
+      preload: join('/app/dist/electron', 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    });
+    expect(calls.loaded).toEqual([join('/app/dist/renderer', 'index.html')]);
+    expect(calls.userData).toBe('/home/u/.config/Tickscope');
+    // No navigation and no new windows; https links go to the system browser.
+    let prevented = false;
+    calls.navigate!({ preventDefault: () => (prevented = true) }, 'https://evil.example');
+    expect(prevented).toBe(true);
+    expect(calls.openHandler!({ url: 'https://www.tradingview.com/' })).toEqual({ action: 'deny' });
+    expect(calls.openHandler!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
+    expect(calls.external).toEqual(['https://www.tradingview.com/']);
+  });
+
+  it('registers a handler for every channel of the IPC contract, refusing other frames', async () => {
+    const { calls } = await start();
+    expect([...calls.handlers.keys()].sort()).toEqual(Object.values(INVOKE_CHANNELS).sort());
+    const info = calls.handlers.get(INVOKE_CHANNELS.info)!;
+    expect(() => info({ senderFrame: { url: 'https://evil.example/' } })).toThrow(/refused a call from outside the app/);
+  });
+
+  it('uses the demo database when no --db is given, and the given ones otherwise', async () => {
+    const demo = await start();
+    expect(demo.demoCalls()).toBe(1);
+    const info = (await demo.invoke(INVOKE_CHANNELS.info)) as AppInfo;
+    expect(info.mode).toBe('electron');
+    expect(info.assemblies.map((a) => a.name)).toEqual(['demo']);
+    const other = makeDb({}, 'research');
+    const given = await start(undefined, [other.dir]);
+    expect(given.demoCalls()).toBe(0);
+    expect(((await given.invoke(INVOKE_CHANNELS.info)) as AppInfo).assemblies.map((a) => a.name)).toEqual(['research']);
+  });
+
+  it('runs queries, pages rows and validates handler input', async () => {
+    const { invoke } = await start();
+    const r = (await invoke(INVOKE_CHANNELS.run, '.fsi.getTicks', { table: 'Trade' })) as Extract<RunResponse, { ok: true }>;
+    expect([r.ok, r.rows, r.ids]).toEqual([true, 2, ['AAPL', 'MSFT']]);
+    expect(await invoke(INVOKE_CHANNELS.page, r.resultId, 0, 1)).toEqual({ offset: 0, rows: [['2024-03-06T14:30:00.000000001', 'AAPL', '', '189.5', '100', '', '', '', '', '', '', '', '', '']] });
+    await expect(invoke(INVOKE_CHANNELS.run, 42, {})).rejects.toThrow(/operation: 42 is not a string/);
+    await expect(invoke(INVOKE_CHANNELS.identifiers, 'demo', 7)).rejects.toThrow(/table: 7 is not a string/);
+    const failed = (await invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Nope' })) as RunResponse;
+    expect(failed.ok ? 0 : failed.header.ac).toBe(6);
+  });
+
+  it('exports the whole result as CSV to the file chosen in the save dialog', async () => {
+    const path = join(tempDir(), 'out.csv');
+    const { invoke } = await start(path);
+    const r = (await invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade', columns: ['price'] })) as Extract<RunResponse, { ok: true }>;
+    expect(await invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.csv')).toEqual({ saved: true, path, rows: 2 });
+    expect(readFileSync(path, 'utf8')).toBe('eventTimestamp,price\n2024-03-06T14:30:00.000000001,189.5\n2024-03-06T14:30:00.000000001,401.25\n');
+    const cancelled = await start(undefined);
+    const r2 = (await cancelled.invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade' })) as Extract<RunResponse, { ok: true }>;
+    expect(await cancelled.invoke(INVOKE_CHANNELS.exportCsv, r2.resultId, 'x.csv')).toEqual({ saved: false });
+  });
+
+  it('puts Run and Export CSV in the menu with their shortcuts, sent to the renderer', async () => {
+    const { calls } = await start();
+    const items = calls.menu.flatMap((m) => m.submenu ?? []);
+    const run = items.find((i) => i.label === 'Run')!;
+    const exp = items.find((i) => i.label === 'Export CSV…')!;
+    expect([run.accelerator, exp.accelerator]).toEqual(['CmdOrCtrl+Enter', 'CmdOrCtrl+Shift+E']);
+    run.click!();
+    exp.click!();
+    expect(calls.sent).toEqual([
+      [MENU_CHANNEL, 'run'],
+      [MENU_CHANNEL, 'export'],
+    ]);
+  });
+});

@@ -139,6 +139,7 @@ export const COMMANDS: readonly Command[] = [
     async run(values, positionals) {
       const [operation, body] = positionals;
       if (!operation) throw new TickscopeError('badRequest', "call needs OPERATION and 'JSON BODY'");
+      const dirs = dbDirs(values, 'call');
       const req = requestInfo(operation);
       const out = stdoutWriter();
       try {
@@ -149,7 +150,7 @@ export const COMMANDS: readonly Command[] = [
         } catch (e) {
           throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
         }
-        const engine = Engine.open(dbDirs(values, 'call'));
+        const engine = Engine.open(dirs);
         const result = engine.call(operation, args);
         writeEnvelopeJson(req, result, out.write);
         out.write('\n');

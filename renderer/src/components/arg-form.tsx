@@ -45,7 +45,7 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
     case 'json':
       return JSON.stringify(arg.example);
     case 'column':
-      return arg.default ?? '';
+      return arg.name === 'timeCol' ? `${table?.timeColumn ?? 'partition column'} (partition column)` : (arg.default ?? '');
     default:
       return arg.default && arg.default !== '`' && arg.default !== '()' ? arg.default : '';
   }

@@ -43,7 +43,9 @@ function makeChart(el: HTMLElement): ChartParts {
   const scale = new SeqHorzScale();
   const chart = createChartEx<number, SeqHorzScale>(el, scale, {
     autoSize: true,
-    layout: { background: { color: '#0f1115' }, textColor: '#aeb6c2', fontSize: 11, attributionLogo: true },
+    // The library's own logo injects an inline <style>, which the app's CSP forbids; the attribution link
+    // the licence asks for is rendered by the panel instead (see .chart-attribution).
+    layout: { background: { color: '#0f1115' }, textColor: '#aeb6c2', fontSize: 11, attributionLogo: false },
     grid: { vertLines: { color: '#1a1f27' }, horzLines: { color: '#1a1f27' } },
     crosshair: { mode: CrosshairMode.Normal },
     rightPriceScale: { borderColor: '#2a313c' },
@@ -186,6 +188,9 @@ export function TickChart(): React.JSX.Element {
         </span>
       </div>
       <div className="chart-host" ref={host} data-testid="chart" />
+      <a className="chart-attribution" href="https://www.tradingview.com/" target="_blank" rel="noopener noreferrer" title="Charts by TradingView Lightweight Charts™">
+        Lightweight Charts™ · TradingView
+      </a>
       {!result && <div className="chart-empty muted">Run a query to chart its ticks.</div>}
     </section>
   );

@@ -1,0 +1,139 @@
+/** The `tickscope` command as users run it: a real process over real folders. */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { csv, tempDir } from '../helpers/db.js';
+
+const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+
+function tickscope(args: string[], input?: string): { code: number; out: string; err: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+interface Envelope {
+  header: { rc: number; ac: number; ai: string; rows: number; api: string };
+  payload: Array<Record<string, unknown>> | null;
+}
+
+function call(dbs: string[], op: string, body: unknown): { code: number; env: Envelope } {
+  const r = tickscope(['call', ...dbs.flatMap((d) => ['--db', d]), op, JSON.stringify(body)]);
+  return { code: r.code, env: JSON.parse(r.out) as Envelope };
+}
+
+/** A digest of every file under a folder (names and bytes). */
+function digest(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string): void => {
+    for (const f of readdirSync(d).sort()) {
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (f !== 'manifest.json') h.update(p.slice(dir.length)).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest('hex');
+}
+
+describe('tickscope CLI', () => {
+  const root = tempDir();
+  const empty = join(root, 'empty');
+  const demo = join(root, 'demo');
+
+  it('init creates an empty database with every standard table', () => {
+    const r = tickscope(['init', '--db', empty]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/created .*empty with tables Trade, Quote, OrderbookSnapshots, OrderbookUpdates, TradeCanCor, Order, OrderAnalytics, Instrument, ExchangeHolidayCal/);
+    const config = JSON.parse(readFileSync(join(empty, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(config['timeColBuffer']).toBe('0D01:00:00.000000000');
+    expect(call([empty], '.fsi.getTicks', { table: 'Trade' }).env.header.rows).toBe(0);
+    expect(tickscope(['init', '--db', empty]).err).toMatch(/already exists and is not empty/);
+  });
+
+  it('demo is deterministic for a seed', () => {
+    const args = ['--days', '2', '--instruments', '4', '--trades-per-day', '4000', '--seed', '7'];
+    const r = tickscope(['demo', '--db', demo, ...args]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Trade\s+8000 rows/);
+    const again = join(root, 'again');
+    tickscope(['demo', '--db', again, ...args]);
+    const other = join(root, 'other');
+    tickscope(['demo', '--db', other, ...args.slice(0, -1), '8']);
+    expect(digest(again)).toBe(digest(demo));
+    expect(digest(other)).not.toBe(digest(demo));
+  });
+
+  it('import appends a CSV, and rejects a bad one naming line and column without writing', () => {
+    const file = join(root, 'trades.csv');
+    writeFileSync(file, csv(['eventTimestamp', 'instrumentID', 'price', 'volume'], [
+      ['2024.03.06D14:30:00.000000001', 'ZZZ', '10.5', '100'],
+      ['2024.03.06D14:30:00.000000002', 'ZZZ', '10.6', '200'],
+    ]));
+    const r = tickscope(['import', '--db', empty, '--table', 'Trade', '--file', file]);
+    expect([r.code, r.out.trim()]).toEqual([0, 'imported 2 rows into Trade (1 partition(s) written)']);
+    const bad = join(root, 'bad.csv');
+    writeFileSync(bad, 'eventTimestamp,instrumentID,price\n2024.03.06D14:31,ZZZ,11\n2024.03.06D14:32,ZZZ,eleven\n');
+    const b = tickscope(['import', '--db', empty, '--table', 'Trade', '--file', bad]);
+    expect(b.code).toBe(1);
+    expect(b.err.trim()).toBe(`tickscope import: ${bad}: line 3, column price: "eleven" is not a float; expected a number such as 101.5 or "101.5"`);
+    expect(call([empty], 'getTicks', { table: 'Trade' }).env.header.rows).toBe(2);
+  });
+
+  it('call prints the REST envelope, with nine fractional digits, from REST-encoded strings', () => {
+    const { code, env } = call([demo], '.fsi.getTicks', {
+      table: 'Trade',
+      startTS: '2024.03.06D14:30:00',
+      endTS: '2024.03.06D14:35:00',
+      idList: ['AAPL'],
+      columns: ['price', 'volume'],
+      decPlaces: '2',
+      filter: [['>', 'volume', '0']],
+    });
+    expect(code).toBe(0);
+    expect([env.header.rc, env.header.ac, env.header.ai, env.header.api]).toEqual([0, 0, '', '.fsi.getTicks']);
+    expect(env.header.rows).toBe(env.payload!.length);
+    expect(env.payload!.length).toBeGreaterThan(0);
+    for (const row of env.payload!) {
+      expect(Object.keys(row)).toEqual(['eventTimestamp', 'price', 'volume']);
+      expect(row['eventTimestamp']).toMatch(/^2024-03-06T14:3[0-4]:\d{2}\.\d{9}$/);
+    }
+  });
+
+  it('call exits 1 with the error envelope; bodies come from a file or stdin', () => {
+    const bad = call([demo], 'getTicks', { table: 'Trade', startTS: '2024.03.07', endTS: '2024.03.06' });
+    expect(bad.code).toBe(1);
+    expect(bad.env).toMatchObject({ header: { rc: 5, ac: 23, ai: 'startTS >= endTS' }, payload: null });
+    const notJson = tickscope(['call', '--db', demo, 'getTicks', '{table:Trade}']);
+    expect([notJson.code, (JSON.parse(notJson.out) as Envelope).header.ac]).toEqual([1, 13]);
+    const body = join(root, 'body.json');
+    writeFileSync(body, JSON.stringify({ table: 'Instrument' }));
+    expect((JSON.parse(tickscope(['call', '--db', demo, 'getTicks', `@${body}`]).out) as Envelope).header.rows).toBe(4);
+    expect((JSON.parse(tickscope(['call', '--db', demo, 'getTicks', '-'], '{"table":"Instrument"}').out) as Envelope).header.rows).toBe(4);
+  });
+
+  it('mounts several assemblies and routes by scope.assembly', () => {
+    const both = [demo, empty];
+    expect(call(both, 'getTicks', { table: 'Trade', idList: ['ZZZ'] }).env.header.rows).toBe(0);
+    expect(call(both, 'getTicks', { table: 'Trade', idList: ['ZZZ'], scope: { assembly: 'empty' } }).env.header.rows).toBe(2);
+    const unknown = call(both, 'getTicks', { table: 'Trade', scope: { assembly: 'prod' } });
+    expect(unknown.env.header.ac).toBe(9);
+    expect(unknown.env.header.ai).toBe('scope.assembly: "prod" is not a mounted assembly; expected one of demo, empty');
+  });
+
+  it('answers usage mistakes plainly', () => {
+    const unknown = tickscope(['frobnicate']);
+    expect([unknown.code, unknown.err.split('\n')[0]]).toEqual([2, 'tickscope: unknown command "frobnicate"']);
+    const noDb = tickscope(['call', 'getTicks', '{}']);
+    expect(noDb.err).toMatch(/--db DIR is required/);
+    const badOpt = tickscope(['demo', '--db', join(root, 'x'), '--days', 'many']);
+    expect([badOpt.code, badOpt.err.trim()]).toEqual([1, 'tickscope demo: --days: "many" is not valid; expected an integer >= 1']);
+    expect(tickscope(['--help']).out).toMatch(/usage: tickscope <command>/);
+  });
+
+  it('is on the PATH of npx in a checkout', () => {
+    const r = spawnSync('npx', ['--no-install', 'tickscope', 'init', '--help'], { encoding: 'utf8' });
+    expect(r.stdout).toMatch(/usage: tickscope init --db DIR/);
+  });
+});

@@ -48,6 +48,11 @@ export interface BooleanColumn {
   readonly type: 'boolean';
   readonly data: Uint8Array;
 }
+/**
+ * Dictionary-encoded strings. The dictionary may hold the same string more than once (concatenated
+ * partitions keep each partition's dictionary rather than paying to unify them), so consumers compare
+ * dictionary strings, never codes, when asking whether two rows hold the same symbol.
+ */
 export interface SymbolColumn {
   readonly type: 'symbol';
   readonly codes: Int32Array;
@@ -221,23 +226,16 @@ function concatTyped<T extends { length: number; set(a: T, off: number): void }>
 
 function concatSymbols(parts: readonly SymbolColumn[], total: number): SymbolColumn {
   if (parts.length === 1) return parts[0]!;
+  // Append the dictionaries and offset the codes: O(rows), where unifying through a Map costs a hash
+  // per dictionary entry (a million for unique execution IDs). Repeated strings are allowed.
   const dict: string[] = [];
-  const index = new Map<string, number>();
   const codes = new Int32Array(total);
   let off = 0;
   for (const p of parts) {
-    const remap = new Int32Array(p.dict.length);
-    p.dict.forEach((s, k) => {
-      let code = index.get(s);
-      if (code === undefined) {
-        code = dict.length;
-        dict.push(s);
-        index.set(s, code);
-      }
-      remap[k] = code;
-    });
+    const base = dict.length;
+    for (const s of p.dict) dict.push(s);
     const src = p.codes;
-    for (let i = 0; i < src.length; i++) codes[off + i] = remap[src[i]!]!;
+    for (let i = 0; i < src.length; i++) codes[off + i] = src[i]! + base;
     off += src.length;
   }
   return { type: 'symbol', codes, dict };
@@ -267,12 +265,23 @@ export function nullColumn(type: ColumnType, n: number): Column {
   }
 }
 
-/** Rank of each dictionary code in ascending string order (for sorting and ordered comparisons). */
+/** Rank of each dictionary code in ascending string order; equal strings share a rank. */
 export function symbolRanks(dict: readonly string[]): Int32Array {
   const order = dict.map((_, i) => i).sort((a, b) => compareStrings(dict[a]!, dict[b]!));
   const ranks = new Int32Array(dict.length);
-  order.forEach((code, rank) => (ranks[code] = rank));
+  let rank = 0;
+  order.forEach((code, i) => {
+    if (i > 0 && dict[code] !== dict[order[i - 1]!]) rank++;
+    ranks[code] = rank;
+  });
   return ranks;
+}
+
+/** Codes of a dictionary whose string is one of `names`, as a mask indexed by code. */
+export function codesOf(dict: readonly string[], names: ReadonlySet<string>): Uint8Array {
+  const mask = new Uint8Array(dict.length);
+  dict.forEach((s, code) => (mask[code] = names.has(s) ? 1 : 0));
+  return mask;
 }
 
 /** Code-point string order (as q compares symbols), independent of locale. */

@@ -40,7 +40,7 @@ function resultIds(r: QueryResult): string[] {
   if (!c || c.type !== 'symbol') return [];
   const seen = new Uint8Array(c.dict.length);
   for (let i = 0; i < c.codes.length; i++) seen[c.codes[i]!] = 1;
-  return (c as SymbolColumn).dict.filter((s, k) => seen[k] && s !== '').sort();
+  return [...new Set((c as SymbolColumn).dict.filter((s, k) => seen[k] && s !== ''))].sort();
 }
 
 export class AppService {

@@ -7,7 +7,7 @@
 import { RecordBatch, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import type { ChartRequest } from '../contract.js';
 import type { Column } from '../core/column.js';
-import { int32Pairs } from '../core/column.js';
+import { codesOf, int32Pairs } from '../core/column.js';
 import { argError } from '../core/errors.js';
 import type { QueryResult } from '../ops/result.js';
 
@@ -25,10 +25,10 @@ function rowsOf(r: QueryResult, id: string | undefined): Int32Array {
   const n = r.table.length;
   const c = id === undefined ? undefined : r.table.get(r.idColumn);
   if (!c || c.type !== 'symbol') return Int32Array.from({ length: n }, (_, i) => i);
-  const code = c.dict.indexOf(id!);
+  const match = codesOf(c.dict, new Set([id!]));
   const out = new Int32Array(n);
   let k = 0;
-  for (let i = 0; i < n; i++) if (c.codes[i] === code) out[k++] = i;
+  for (let i = 0; i < n; i++) if (match[c.codes[i]!]) out[k++] = i;
   return out.subarray(0, k);
 }
 

@@ -58,15 +58,15 @@ export function prepareForStorage(
   return { table, idRanges };
 }
 
-/** The same symbol column with only the dictionary entries it uses, in ascending order. */
+/** The same symbol column with only the strings it uses, each once, in ascending order. */
 export function compactDict(c: SymbolColumn): Column {
   const used = new Uint8Array(c.dict.length);
   for (let i = 0; i < c.codes.length; i++) used[c.codes[i]!] = 1;
-  const keep = c.dict.map((s, k) => ({ s, k })).filter((e) => used[e.k]);
-  keep.sort((a, b) => compareStrings(a.s, b.s));
+  const strings = [...new Set(c.dict.filter((_, k) => used[k]))].sort(compareStrings);
+  const index = new Map(strings.map((s, i) => [s, i]));
   const remap = new Int32Array(c.dict.length);
-  keep.forEach((e, i) => (remap[e.k] = i));
+  c.dict.forEach((s, k) => (remap[k] = used[k] ? index.get(s)! : 0));
   const codes = new Int32Array(c.codes.length);
   for (let i = 0; i < codes.length; i++) codes[i] = remap[c.codes[i]!]!;
-  return { type: 'symbol', codes, dict: keep.map((e) => e.s) };
+  return { type: 'symbol', codes, dict: strings };
 }

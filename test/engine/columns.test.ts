@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { columnFromValues } from '../../engine/core/builder.js';
+import { concatColumns, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
+import { Table } from '../../engine/core/table.js';
+import { sortTable } from '../../engine/ops/sort.js';
+import { compactDict } from '../../engine/storage/prepare.js';
+
+const sym = (values: string[]): SymbolColumn => columnFromValues('symbol', values) as SymbolColumn;
+const strings = (c: SymbolColumn): string[] => [...c.codes].map((k) => c.dict[k]!);
+
+describe('symbol columns across partitions', () => {
+  // Two partitions whose dictionaries share strings under different codes.
+  const a = sym(['MSFT', 'AAPL', 'MSFT']);
+  const b = sym(['AAPL', 'IBM', 'MSFT']);
+  const both = concatColumns('symbol', [a, b]) as SymbolColumn;
+
+  it('keeps every value when dictionaries are appended', () => {
+    expect(strings(both)).toEqual(['MSFT', 'AAPL', 'MSFT', 'AAPL', 'IBM', 'MSFT']);
+  });
+
+  it('ranks equal strings equally, so sorting groups them and stays stable', () => {
+    const ranks = symbolRanks(both.dict);
+    const rankOf = (s: string): Set<number> => new Set(both.dict.flatMap((d, k) => (d === s ? [ranks[k]!] : [])));
+    expect([rankOf('AAPL').size, rankOf('MSFT').size]).toEqual([1, 1]);
+    const t = new Table(['id', 'n'], [both, columnFromValues('long', [0, 1, 2, 3, 4, 5])]);
+    const sorted = sortTable(t, [{ dir: 'asc', column: 'id' }]);
+    expect(strings(sorted.col('id') as SymbolColumn)).toEqual(['AAPL', 'AAPL', 'IBM', 'MSFT', 'MSFT', 'MSFT']);
+    expect([...(sorted.col('n') as { data: Float64Array }).data]).toEqual([1, 3, 4, 0, 2, 5]);
+  });
+
+  it('stores each string once', () => {
+    const c = compactDict(both) as SymbolColumn;
+    expect(c.dict).toEqual(['AAPL', 'IBM', 'MSFT']);
+    expect(strings(c)).toEqual(strings(both));
+  });
+});

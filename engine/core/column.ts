@@ -78,10 +78,6 @@ export type Column =
   | StringColumn
   | ListColumn;
 
-export const isNumberType = (t: ColumnType): t is NumberColumn['type'] => t === 'float' || t === 'long' || t === 'int';
-export const isNanosType = (t: ColumnType): t is NanosColumn['type'] => t === 'timestamp' || t === 'timespan';
-export const isListType = (t: ColumnType): t is ListColumn['type'] => t === 'float[]' || t === 'long[]';
-
 /** Number of rows in a column. */
 export function columnLength(c: Column): number {
   switch (c.type) {
@@ -239,30 +235,6 @@ function concatSymbols(parts: readonly SymbolColumn[], total: number): SymbolCol
     off += src.length;
   }
   return { type: 'symbol', codes, dict };
-}
-
-/** A column of `n` nulls. */
-export function nullColumn(type: ColumnType, n: number): Column {
-  switch (type) {
-    case 'float':
-    case 'long':
-    case 'int':
-      return { type, data: new Float64Array(n).fill(NaN) };
-    case 'timestamp':
-    case 'timespan':
-      return { type, data: new BigInt64Array(n).fill(-9223372036854775808n) };
-    case 'date':
-      return { type, data: new Int32Array(n).fill(-2147483648) };
-    case 'boolean':
-      return { type, data: new Uint8Array(n) };
-    case 'symbol':
-      return { type, codes: new Int32Array(n), dict: [''] };
-    case 'string':
-      return { type, values: new Array<string>(n).fill('') };
-    case 'float[]':
-    case 'long[]':
-      return { type, offsets: new Int32Array(n + 1), values: new Float64Array(0) };
-  }
 }
 
 /** Rank of each dictionary code in ascending string order; equal strings share a rank. */

@@ -3,7 +3,7 @@
  * decoding and validation, the app's forms, REST routes, the q IPC dispatcher and docs/arguments.md.
  */
 import { TickscopeError } from '../core/errors.js';
-import type { ArgSpec, OperationName, OperationSpec } from './types.js';
+import type { ArgSpec, OperationSpec } from './types.js';
 
 const arg = (spec: ArgSpec): ArgSpec => spec;
 
@@ -234,9 +234,4 @@ export function operationByName(name: string): OperationSpec {
 /** The operation served at a REST path, or undefined. */
 export function operationByRestPath(path: string): OperationSpec | undefined {
   return byRestPath.get(path);
-}
-
-/** The declaration of an operation by its plain name. */
-export function operation(name: OperationName): OperationSpec {
-  return OPERATIONS.find((o) => o.name === name)!;
 }

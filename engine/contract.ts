@@ -27,6 +27,10 @@ export interface TableInfo {
   readonly timeColumn: string | null;
   readonly idColumn: string;
   readonly columns: ReadonlyArray<{ readonly name: string; readonly type: ColumnType }>;
+  /** Reference tables reachable through the schema's foreign keys: column -> reference table. */
+  readonly foreignKeys: Readonly<Record<string, string>>;
+  /** Reference tables: the key column. */
+  readonly key: string | null;
   readonly rows: number;
   /** First and last partition dates (UTC), for partitioned tables with data. */
   readonly firstDate: string | null;

@@ -28,6 +28,8 @@ function tableInfo(db: Database, name: string): TableInfo {
     timeColumn: t.timeColumn ?? null,
     idColumn: t.idColumn,
     columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
+    foreignKeys: t.foreignKeys,
+    key: t.key ?? null,
     rows: db.rowCount(name),
     firstDate: keys[0] ?? null,
     lastDate: keys[keys.length - 1] ?? null,

@@ -161,7 +161,69 @@ export function gather(c: Column, idx: Int32Array): Column {
   }
 }
 
-/** Concatenates columns of one type; symbol dictionaries are unified. */
+/** Rows `idx` of `c`; an index of -1 gives a null (left joins). */
+export function gatherOrNull(c: Column, idx: Int32Array): Column {
+  const n = idx.length;
+  switch (c.type) {
+    case 'float':
+    case 'long':
+    case 'int': {
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? NaN : c.data[idx[i]!]!;
+      return { type: c.type, data: out };
+    }
+    case 'timestamp':
+    case 'timespan': {
+      const out = new BigInt64Array(n);
+      const s = int32Pairs(c.data);
+      const o = int32Pairs(out);
+      for (let i = 0; i < n; i++) {
+        const j = idx[i]!;
+        o[2 * i] = j < 0 ? 0 : s[2 * j]!;
+        o[2 * i + 1] = j < 0 ? -2147483648 : s[2 * j + 1]!;
+      }
+      return { type: c.type, data: out };
+    }
+    case 'date': {
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? -2147483648 : c.data[idx[i]!]!;
+      return { type: 'date', data: out };
+    }
+    case 'boolean': {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? 0 : c.data[idx[i]!]!;
+      return { type: 'boolean', data: out };
+    }
+    case 'symbol': {
+      // code 0 of the extended dictionary is the null symbol
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? 0 : c.codes[idx[i]!]! + 1;
+      return { type: 'symbol', codes: out, dict: ['', ...c.dict] };
+    }
+    case 'string': {
+      const out = new Array<string>(n);
+      for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? '' : c.values[idx[i]!]!;
+      return { type: 'string', values: out };
+    }
+    case 'float[]':
+    case 'long[]': {
+      const safe = Int32Array.from(idx, (j) => (j < 0 ? -1 : j));
+      const offsets = new Int32Array(n + 1);
+      for (let i = 0; i < n; i++) {
+        const j = safe[i]!;
+        offsets[i + 1] = offsets[i]! + (j < 0 ? 0 : c.offsets[j + 1]! - c.offsets[j]!);
+      }
+      const values = new Float64Array(offsets[n]!);
+      for (let i = 0; i < n; i++) {
+        const j = safe[i]!;
+        if (j >= 0) values.set(c.values.subarray(c.offsets[j]!, c.offsets[j + 1]!), offsets[i]!);
+      }
+      return { type: c.type, offsets, values };
+    }
+  }
+}
+
+/** Concatenates columns of one type; symbol dictionaries are appended (strings may repeat). */
 export function concatColumns(type: ColumnType, parts: readonly Column[]): Column {
   const total = parts.reduce((s, p) => s + columnLength(p), 0);
   switch (type) {

@@ -29,6 +29,7 @@ export const ErrorKinds = {
   unknownTimeZone: app(12, 'unknown time zone'),
   badRequest: app(13, 'malformed request'),
   columnType: app(14, 'operation not valid for the column type'),
+  requirement: app(15, 'requirement not met'),
   startNotBeforeEnd: app(23, 'startTS >= endTS'),
   importFailed: app(30, 'import rejected'),
   badDatabase: app(31, 'database folder missing or invalid'),

@@ -172,10 +172,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/getTicks'],
     doc: 'Raw ticks of a table for a time window, filtered, sorted and shaped.',
     args: GETTICKS_ARGS,
-    supported: [
-      'table', 'startTS', 'endTS', 'columns', 'idList', 'idCol', 'filter', 'sortCols', 'decPlaces', 'inputTZ',
-      'outputTZ', 'scope',
-    ],
+    supported: GETTICKS_ARGS.map((a) => a.name),
   },
   {
     name: 'getStats',

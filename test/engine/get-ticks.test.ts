@@ -200,12 +200,8 @@ describe('getTicks argument validation', () => {
     expect(errorOf({ table: 'Trade', decPlaces: 'two' }).ac).toBe(4);
   });
 
-  it('answers "not supported yet" for an argument not implemented, naming it', () => {
-    const e = errorOf({ table: 'Trade', fill: 'forward' });
-    expect(e.ac).toBe(8);
-    expect(e.message).toMatch(/^fill: not supported yet in getTicks/);
-    // Giving an argument its default changes nothing and is accepted.
-    expect(ticks({ applyCanCor: '0b', temporality: 'continuous' })).toHaveLength(8);
+  it('accepts an argument given its default value', () => {
+    expect(ticks({ applyCanCor: '0b', temporality: 'continuous', idMapping: false })).toHaveLength(8);
   });
 
   it('accepts the same call natively and REST-encoded', () => {

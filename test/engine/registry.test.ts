@@ -95,6 +95,19 @@ describe('registry conformance', () => {
     expect([e.ac, e.message.split(';')[0]]).toEqual([2, 'colums: is not an argument of getTicks']);
   });
 
+  it('answers "not supported yet" for an argument an operation does not implement, naming it', () => {
+    const op = { ...operationByName('getTicks'), supported: ['table', 'startTS'] };
+    try {
+      decodeArgs(op, { table: 'Trade', fill: 'forward' });
+      throw new Error('expected an error');
+    } catch (err) {
+      expect((err as TickscopeError).ac).toBe(8);
+      expect((err as TickscopeError).message).toMatch(/^fill: not supported yet in getTicks \(value "forward"\); supported so far: table, startTS$/);
+    }
+    // Its default value changes nothing, so it is accepted.
+    expect(decodeArgs(op, { table: 'Trade', temporality: 'continuous', applyCanCor: '0b' }).has('table')).toBe(true);
+  });
+
   it('answers an operation not implemented yet with ac 8 after validating its arguments', () => {
     const engine = makeEngine({});
     expect(() => engine.call('.fsi.getStats', { table: 'Trade', granularity: 'x' })).toThrow(/granularity: "x" is not an integer/);

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import { type Config } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
+import { standardSchema } from '../../engine/storage/schema.js';
 import { importFile } from '../../engine/storage/import.js';
 
 const made: string[] = [];
@@ -26,9 +28,9 @@ export function csv(header: readonly string[], rows: ReadonlyArray<readonly stri
 }
 
 /** A new standard database with the given CSV text imported into each table. */
-export function makeDb(tables: Readonly<Record<string, string>>, name = 'db'): Database {
+export function makeDb(tables: Readonly<Record<string, string>>, name = 'db', config?: Config): Database {
   const dir = join(tempDir(), name);
-  const db = Database.create(dir);
+  const db = Database.create(dir, standardSchema(), config);
   for (const [table, text] of Object.entries(tables)) {
     const file = join(tempDir(), `${table}.csv`);
     writeFileSync(file, text);
@@ -38,8 +40,8 @@ export function makeDb(tables: Readonly<Record<string, string>>, name = 'db'): D
 }
 
 /** An engine over one new database. */
-export function makeEngine(tables: Readonly<Record<string, string>>): Engine {
-  return new Engine([makeDb(tables)]);
+export function makeEngine(tables: Readonly<Record<string, string>>, config?: Config): Engine {
+  return new Engine([makeDb(tables, 'db', config)]);
 }
 
 /** Rows of a result through the JSON payload path (exactly what REST and `tickscope call` return). */

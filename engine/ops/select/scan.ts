@@ -1,19 +1,27 @@
 /**
- * Reading rows of one partition for a window: each identifier's run (rows are sorted by identifier,
- * then time) is cut to [start, end) by binary search, filters compact the selection, and the runs
- * are merged into time order with ties by identifier, then storage order (SPEC 4).
+ * Reading rows of one partition: each identifier's run (rows are sorted by identifier, then time) is
+ * cut to each time range by binary search, the predicate compacts the selection, and the runs are
+ * merged into time order with ties by identifier, then storage order (SPEC 4).
  */
-import { int32Pairs } from '../core/column.js';
-import type { Partition } from '../storage/database.js';
-import type { CompiledClause } from './filter.js';
+import { type Column, int32Pairs } from '../../core/column.js';
+import type { Predicate } from '../filter/compile.js';
+
+/** What a scan reads: a stored partition, or a view of one (corrected by CanCor). */
+export interface RowSource {
+  readonly rows: number;
+  /** identifier -> [first row, end row); empty when the table has no symbol identifier column. */
+  readonly idRanges: ReadonlyMap<string, readonly [number, number]>;
+  column(name: string): Column;
+}
 
 export interface ScanPlan {
+  /** The partition's sort column (its time partition column). */
   readonly timeColumn: string;
-  readonly start: bigint;
-  readonly end: bigint;
+  /** Disjoint, ascending [start, end) instants; rows in any of them are read. */
+  readonly ranges: ReadonlyArray<readonly [bigint, bigint]>;
   /** Identifiers to read (on the table's identifier column), or undefined for all. */
   readonly ids?: readonly string[];
-  readonly clauses: readonly CompiledClause[];
+  readonly predicate?: Predicate;
 }
 
 const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
@@ -34,7 +42,7 @@ function lowerBound(pairs: Int32Array, a: number, b: number, th: number, tl: num
 }
 
 /** Row ranges of a partition to read, in ascending row order (so in identifier order). */
-function runRanges(p: Partition, ids: readonly string[] | undefined): Array<[number, number]> {
+function runRanges(p: RowSource, ids: readonly string[] | undefined): Array<[number, number]> {
   if (p.idRanges.size === 0) return ids ? [] : [[0, p.rows]];
   const ranges: Array<[number, number]> = [];
   if (ids) {
@@ -48,32 +56,32 @@ function runRanges(p: Partition, ids: readonly string[] | undefined): Array<[num
   return ranges.sort((x, y) => x[0] - y[0]);
 }
 
-/** The rows of a partition in the window that pass the filters, in output (time) order. */
-export function scanPartition(p: Partition, plan: ScanPlan): Int32Array {
+/** The rows of a partition in the ranges that pass the predicate, in output (time) order. */
+export function scanPartition(p: RowSource, plan: ScanPlan): Int32Array {
   const time = p.column(plan.timeColumn);
   if (time.type !== 'timestamp') throw new Error(`${plan.timeColumn} is not a timestamp column`);
   const pairs = int32Pairs(time.data);
-  const sh = hiOf(plan.start);
-  const sl = loOf(plan.start);
-  const eh = hiOf(plan.end);
-  const el = loOf(plan.end);
+  const bounds = plan.ranges.map(([s, e]) => [hiOf(s), loOf(s), hiOf(e), loOf(e)] as const);
+  // Each identifier's run contributes one segment per range; segments of a run are in time order.
   const runs: Array<[number, number]> = [];
+  const segments: Array<[number, number]> = [];
   let total = 0;
   for (const [a, b] of runRanges(p, plan.ids)) {
-    const lo = lowerBound(pairs, a, b, sh, sl);
-    const hi = lowerBound(pairs, lo, b, eh, el);
-    if (hi > lo) {
-      runs.push([lo, hi]);
-      total += hi - lo;
+    const first = segments.length;
+    for (const [sh, sl, eh, el] of bounds) {
+      const lo = lowerBound(pairs, a, b, sh, sl);
+      const hi = lowerBound(pairs, lo, b, eh, el);
+      if (hi > lo) {
+        segments.push([lo, hi]);
+        total += hi - lo;
+      }
     }
+    if (segments.length > first) runs.push([segments[first]![0], segments[segments.length - 1]![1]]);
   }
   let sel = new Int32Array(total);
   let n = 0;
-  for (const [lo, hi] of runs) for (let r = lo; r < hi; r++) sel[n++] = r;
-  for (const clause of plan.clauses) {
-    n = clause.apply(p.column(clause.column), sel, n);
-    if (n === 0) break;
-  }
+  for (const [lo, hi] of segments) for (let r = lo; r < hi; r++) sel[n++] = r;
+  if (plan.predicate && n > 0) n = plan.predicate.apply(p, sel, n);
   sel = sel.subarray(0, n);
   if (runs.length <= 1 || n === 0) return sel;
   return mergeRuns(sel, runs, pairs);

@@ -1,0 +1,130 @@
+/**
+ * Selecting the rows of a query, shared by getTicks and getStats: the partitions the window (or the
+ * slices) touch, each identifier's rows cut by binary search, CanCor's cancels dropped, the predicate
+ * applied. With timeCol naming another timestamp column, partitions within the buffer are read and
+ * the window applies to that column instead.
+ */
+import { int32Pairs } from '../../core/column.js';
+import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
+import type { Database } from '../../storage/database.js';
+import type { TableSchema } from '../../storage/schema.js';
+import { andPredicates, type ColumnSource, type Predicate } from '../filter/compile.js';
+import type { Window } from '../window.js';
+import { type CanCor, CorrectedSource } from './cancor.js';
+import { type RowSource, scanPartition } from './scan.js';
+import { sliceRanges } from './slice.js';
+
+export interface SelectSpec {
+  readonly table: TableSchema;
+  readonly window: Window;
+  readonly inputTZ: string;
+  /** The column the window applies to: the partition column, or timeCol. */
+  readonly timeColumn: string;
+  /** Times of day (ns) when temporality is slice. */
+  readonly slice?: readonly [number, number];
+  /** Identifiers on the table's identifier column (read by binary search). */
+  readonly ids?: readonly string[];
+  readonly predicate?: Predicate;
+  readonly canCor?: CanCor;
+  /** Partitions scanned either side of the window when timeColumn is not the partition column. */
+  readonly buffer: bigint;
+}
+
+export interface Selection {
+  readonly parts: ReadonlyArray<{ readonly source: RowSource; readonly rows: Int32Array }>;
+  /** False when rows still need sorting by timeColumn (timeCol path). */
+  readonly ordered: boolean;
+  /** The instant ranges read (the window, or one per slice). */
+  readonly ranges: ReadonlyArray<readonly [bigint, bigint]>;
+}
+
+const ALL: readonly [bigint, bigint] = [NEG_INF_TS, POS_INF_TS];
+
+/** A predicate keeping rows whose timestamp column lies in one of the ranges (exact, no BigInt per row). */
+export function inRanges(column: string, ranges: ReadonlyArray<readonly [bigint, bigint]>): Predicate {
+  const words = ranges.map(([s, e]) => [Number(BigInt.asIntN(32, s >> 32n)), Number(BigInt.asUintN(32, s)), Number(BigInt.asIntN(32, e >> 32n)), Number(BigInt.asUintN(32, e))] as const);
+  const passes = (hi: number, lo: number): boolean => {
+    if (hi === -2147483648 && lo === 0) return false;
+    for (const [sh, sl, eh, el] of words) {
+      const afterStart = hi > sh || (hi === sh && lo >= sl);
+      const beforeEnd = hi < eh || (hi === eh && lo < el);
+      if (afterStart && beforeEnd) return true;
+    }
+    return false;
+  };
+  const run = (src: ColumnSource, sel: Int32Array, n: number, out?: Uint8Array): number => {
+    const c = src.column(column);
+    if (c.type !== 'timestamp') throw new Error(`${column} is not a timestamp column`);
+    const p = int32Pairs(c.data);
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const r = sel[i]!;
+      const pass = passes(p[2 * r + 1]!, p[2 * r]! >>> 0);
+      if (out) out[i] = pass ? 1 : 0;
+      else if (pass) sel[k++] = r;
+    }
+    return out ? n : k;
+  };
+  return { columns: [column], apply: (src, sel, n) => run(src, sel, n), mark: (src, sel, n, out) => void run(src, sel, n, out) };
+}
+
+/** Drops rows CanCor cancels (the source is a CorrectedSource). */
+const notCancelled: Predicate = {
+  columns: [],
+  apply: (src, sel, n) => {
+    const cancelled = (src as CorrectedSource).cancelled;
+    let k = 0;
+    for (let i = 0; i < n; i++) if (!cancelled[sel[i]!]) sel[k++] = sel[i]!;
+    return k;
+  },
+  mark: (src, sel, n, out) => {
+    const cancelled = (src as CorrectedSource).cancelled;
+    for (let i = 0; i < n; i++) out[i] = cancelled[sel[i]!] ? 0 : 1;
+  },
+};
+
+/** The rows a query selects, per partition. */
+export function selectRows(db: Database, spec: SelectSpec): Selection {
+  const t = spec.table;
+  if (t.kind === 'reference' || !t.timeColumn) {
+    const p = db.reference(t.name);
+    if (!p) return { parts: [], ordered: true, ranges: [ALL] };
+    const source: RowSource = spec.canCor ? new CorrectedSource(p, spec.canCor) : p;
+    let rows = Int32Array.from({ length: p.rows }, (_, i) => i);
+    const pred = andPredicates([spec.canCor ? notCancelled : undefined, spec.predicate]);
+    if (pred) rows = rows.subarray(0, pred.apply(source, rows, rows.length));
+    return { parts: rows.length ? [{ source, rows }] : [], ordered: true, ranges: [ALL] };
+  }
+  const keys = db.partitionKeys(t.name);
+  const bounds = {
+    first: keys.length ? partitionStartNs(keys[0]!) - NS_PER_DAY : NEG_INF_TS,
+    last: keys.length ? partitionStartNs(keys[keys.length - 1]!) + 2n * NS_PER_DAY : POS_INF_TS,
+  };
+  const ranges: ReadonlyArray<readonly [bigint, bigint]> = spec.slice
+    ? sliceRanges(spec.window, spec.slice, spec.inputTZ, bounds)
+    : [[spec.window.start, spec.window.end]];
+  if (ranges.length === 0) return { parts: [], ordered: true, ranges };
+  const onPartitionColumn = spec.timeColumn === t.timeColumn;
+  const pad = onPartitionColumn ? 0n : spec.buffer;
+  const lo = ranges[0]![0] <= NEG_INF_TS + pad ? '' : partitionKey(ranges[0]![0] - pad);
+  const hi = ranges[ranges.length - 1]![1] >= POS_INF_TS - pad ? '\uffff' : partitionKey(ranges[ranges.length - 1]![1] - 1n + pad);
+  const predicate = andPredicates([
+    spec.canCor ? notCancelled : undefined,
+    onPartitionColumn ? undefined : inRanges(spec.timeColumn, ranges),
+    spec.predicate,
+  ]);
+  const parts: Array<{ source: RowSource; rows: Int32Array }> = [];
+  for (const key of keys) {
+    if (key < lo || key > hi) continue;
+    const stored = db.partition(t.name, key)!;
+    const source: RowSource = spec.canCor ? new CorrectedSource(stored, spec.canCor) : stored;
+    const rows = scanPartition(source, {
+      timeColumn: t.timeColumn,
+      ranges: onPartitionColumn ? ranges : [ALL],
+      ...(spec.ids ? { ids: spec.ids } : {}),
+      ...(predicate ? { predicate } : {}),
+    });
+    if (rows.length > 0) parts.push({ source, rows });
+  }
+  return { parts, ordered: onPartitionColumn, ranges };
+}

@@ -69,7 +69,7 @@ export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedA
     const known = Object.keys(rules);
     throw new TickscopeError(
       'requirement',
-      `filterRule: ${JSON.stringify(name)} is not a filter rule of ${db.name}'s config.json; ${known.length ? `expected one of ${known.join(', ')}` : 'none is configured'}`,
+      `filterRule: ${JSON.stringify(name)} is not a filter rule of ${db.name}'s config.json; ${known.length ? `expected one of ${known.join(', ')}` : 'it needs filterRules in config.json, and none is configured'}`,
     );
   }
   checkColumn(t, 'filterRule', rule.column);

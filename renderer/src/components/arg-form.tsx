@@ -4,139 +4,49 @@
  * `widget`. A new argument in the registry shows up here without UI code.
  */
 import { useMemo } from 'react';
-import type { ArgSpec, OperationSpec, TableInfo } from '../../../engine/contract';
-import { buildArgs, type FormValue, type FormValues } from '../store/request';
+import type { OperationSpec, TableInfo } from '../../../engine/contract';
+import { type FormValue, type FormValues, textOf } from '../form/values';
+import { buildArgs } from '../store/request';
 import { operationSpec, tablesOf, useStore } from '../store/store';
-
-const ZONES: readonly string[] = (() => {
-  const intl = Intl as unknown as { supportedValuesOf?: (k: string) => string[] };
-  return ['UTC', ...(intl.supportedValuesOf?.('timeZone') ?? ['America/New_York', 'Europe/London', 'Asia/Tokyo'])];
-})();
-
-interface WidgetProps {
-  readonly arg: ArgSpec;
-  readonly value: FormValue | undefined;
-  readonly onChange: (v: FormValue) => void;
-  readonly table: TableInfo | undefined;
-  readonly tables: readonly TableInfo[];
-  readonly ids: readonly string[];
-  readonly assemblies: readonly string[];
-  readonly assembly: string;
-  readonly setAssembly: (name: string) => void;
-  readonly filterRules: readonly string[];
-}
-
-const text = (v: FormValue | undefined): string => (typeof v === 'string' ? v : '');
-
-function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
-  switch (arg.widget) {
-    case 'timestamp':
-      return arg.default ? `${arg.default}  e.g. 2024.03.06D14:30:00.000000000` : 'e.g. 2024.03.06D14:30:00';
-    case 'identifiers':
-      return 'all; e.g. AAPL, MSFT';
-    case 'columns':
-      return table ? `all: ${table.columns.map((c) => c.name).join(', ')}` : 'all columns';
-    case 'filter':
-      return '[["<","price","100"],["in","conditions",["@","F"]]]  or  price<100;volume>=10';
-    case 'sortCols':
-      return 'desc volume, asc eventTimestamp';
-    case 'slice':
-      return '09:30|16:00';
-    case 'json':
-      return JSON.stringify(arg.example);
-    case 'column':
-      return arg.name === 'timeCol' ? `${table?.timeColumn ?? 'partition column'} (partition column)` : (arg.default ?? '');
-    default:
-      return arg.default && arg.default !== '`' && arg.default !== '()' ? arg.default : '';
-  }
-}
-
-function Widget({ arg, value, onChange, table, tables, assemblies, assembly, setAssembly, filterRules }: WidgetProps): React.JSX.Element {
-  const id = `arg-${arg.name}`;
-  const common = { id, name: arg.name, 'data-testid': id, 'aria-describedby': `${id}-doc` };
-  switch (arg.widget) {
-    case 'table':
-      return (
-        <select {...common} value={text(value)} onChange={(e) => onChange(e.target.value)}>
-          <option value="">(choose a table)</option>
-          {tables.map((t) => (
-            <option key={t.name} value={t.name}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      );
-    case 'enum': {
-      const options = arg.name === 'filterRule' ? filterRules : (arg.allowed ?? []);
-      return (
-        <select {...common} value={text(value)} onChange={(e) => onChange(e.target.value)}>
-          <option value="">{arg.default && arg.default !== '`' ? `${arg.default} (default)` : '(none)'}</option>
-          {options.map((o) => (
-            <option key={o}>{o}</option>
-          ))}
-        </select>
-      );
-    }
-    case 'checkbox':
-      return <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
-    case 'holiday':
-      return (
-        <input {...common} list="holiday-values" value={text(value)} placeholder="0b; 1b, an exchange (XLON) or ` for all" onChange={(e) => onChange(e.target.value)} />
-      );
-    case 'zone':
-      return <input {...common} list="zone-list" value={text(value)} placeholder="UTC" onChange={(e) => onChange(e.target.value)} />;
-    case 'identifiers':
-      return <input {...common} list={`ids-${arg.name}`} value={text(value)} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />;
-    case 'scope':
-      // The assembly picker: the query is routed to it (sent as scope.assembly when not the default).
-      return (
-        <select {...common} value={assembly} onChange={(e) => setAssembly(e.target.value)}>
-          {assemblies.map((a, i) => (
-            <option key={a} value={a}>
-              {a}
-              {i === 0 ? ' (default)' : ''}
-            </option>
-          ))}
-        </select>
-      );
-    case 'filter':
-    case 'json':
-      return <textarea {...common} rows={2} spellCheck={false} value={text(value)} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />;
-    case 'number':
-      return <input {...common} inputMode="numeric" value={text(value)} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />;
-    default:
-      return <input {...common} spellCheck={false} value={text(value)} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />;
-  }
-}
+import { isBlockWidget, Widget, type WidgetProps } from './widgets/widget';
 
 function ArgRow(props: WidgetProps & { readonly supported: boolean }): React.JSX.Element {
   const { arg, supported } = props;
+  const title = `${arg.name}: ${arg.doc}${arg.default ? ` Default ${arg.default}.` : ''}${supported ? '' : ' (not supported yet)'}`;
+  const block = isBlockWidget(arg);
   return (
-    <div className={`arg-row ${supported ? '' : 'unsupported'}`} title={`${arg.name}: ${arg.doc}${arg.default ? ` Default ${arg.default}.` : ''}${supported ? '' : ' (not supported yet)'}`}>
-      <label htmlFor={`arg-${arg.name}`}>
+    <div className={`arg-row ${block ? 'block' : ''} ${supported ? '' : 'unsupported'}`} title={block ? undefined : title}>
+      <label htmlFor={`arg-${arg.name}`} title={title}>
         {arg.name}
         {arg.required && <span className="required">*</span>}
       </label>
-      <Widget {...props} />
+      {block && !supported && <span className="badge">not yet</span>}
+      <div className="widget-cell">
+        <Widget {...props} />
+      </div>
       <span id={`arg-${arg.name}-doc`} className="sr-only">
         {arg.doc}
       </span>
-      {!supported && <span className="badge">not yet</span>}
+      {!block && (supported ? <span /> : <span className="badge">not yet</span>)}
     </div>
   );
 }
 
 function Preview({ op, values }: { readonly op: OperationSpec; readonly values: FormValues }): React.JSX.Element {
   let body: string;
+  let bad = false;
   try {
     body = JSON.stringify(buildArgs(op, values));
   } catch (e) {
     body = (e as Error).message;
+    bad = true;
   }
   return (
     <details className="preview">
       <summary>Request body</summary>
-      <code data-testid="request-preview">{body}</code>
+      <code data-testid="request-preview" className={bad ? 'error-text' : ''}>
+        {body}
+      </code>
     </details>
   );
 }
@@ -158,7 +68,7 @@ export interface ArgFormViewProps {
 /** The form for one operation, from its declaration: every argument, each with its widget. */
 export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
   const { op, values } = p;
-  const table = p.tables.find((t) => t.name === text(values['table']));
+  const table = p.tables.find((t) => t.name === textOf(values['table']));
   return (
     <form
       className="form-panel"
@@ -175,8 +85,11 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
         <ArgRow
           key={arg.name}
           arg={arg}
+          op={op}
           value={values[arg.name]}
+          values={values}
           onChange={(v) => p.setField(arg.name, v)}
+          setField={p.setField}
           table={table}
           tables={p.tables}
           ids={p.ids}
@@ -187,13 +100,12 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           supported={op.supported.length > 0 && op.supported.includes(arg.name)}
         />
       ))}
-      {p.formError && <div className="error-text" role="alert">{p.formError}</div>}
+      {p.formError && (
+        <div className="error-text form-error" role="alert">
+          {p.formError}
+        </div>
+      )}
       <Preview op={op} values={values} />
-      <datalist id="zone-list">
-        {ZONES.map((z) => (
-          <option key={z} value={z} />
-        ))}
-      </datalist>
       <datalist id="ids-idList">
         {p.ids.map((i) => (
           <option key={i} value={i} />
@@ -228,7 +140,7 @@ export function ArgForm(): React.JSX.Element {
       op={op}
       values={values}
       tables={tablesOf({ info, assembly })}
-      ids={identifiers[`${assembly}/${text(values['table'])}`] ?? []}
+      ids={identifiers[`${assembly}/${textOf(values['table'])}`] ?? []}
       assemblies={assemblies}
       assembly={assembly}
       filterRules={info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? []}

@@ -1,17 +1,16 @@
 /**
  * From form values to the JSON body of a call, REST-style (SPEC 2): what the form sends is exactly
- * what a script would POST, so the preview can be copied.
+ * what a script would POST, so the preview can be copied. Text values keep their older meaning
+ * (lists split on commas and spaces, JSON parsed); builder rows and multi-selects become the same
+ * REST shapes (lists of strings, filter triples, sortCols pairs, refFilter objects).
  */
 import type { ArgSpec, OperationSpec } from '../../../engine/contract';
+import { filterRowsBody } from '../form/filter-rows';
+import { refRowsBody } from '../form/ref-filter-rows';
+import { sortRowsBody } from '../form/sort-rows';
+import { type FormValue, type FormValues, isList, isRows, namesOf, splitWords } from '../form/values';
 
-export type FormValue = string | boolean;
-export type FormValues = Readonly<Record<string, FormValue>>;
-
-const splitList = (text: string): string[] =>
-  text
-    .split(/[,\s]+/)
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+export type { FormValue, FormValues, ListValue, RowsValue } from '../form/values';
 
 function parseJsonish(arg: ArgSpec, text: string): unknown {
   const t = text.trim();
@@ -25,21 +24,40 @@ function parseJsonish(arg: ArgSpec, text: string): unknown {
   return t;
 }
 
+/** The request value of builder rows, by the argument's type. */
+function rowsArg(arg: ArgSpec, rows: ReadonlyArray<readonly string[]>): unknown {
+  switch (arg.type) {
+    case 'filter':
+      return filterRowsBody(rows, arg.name);
+    case 'sortCols':
+      return sortRowsBody(rows);
+    case 'refFilter':
+      return refRowsBody(rows, arg.name);
+    default:
+      throw new Error(`${arg.name}: the form has rows for an argument of type ${arg.type}`);
+  }
+}
+
 /** The request value of one argument, or undefined when the field is empty (default applies). */
 export function argValue(arg: ArgSpec, v: FormValue | undefined): unknown {
   if (v === undefined || v === '' || v === false) return undefined;
   if (v === true) return '1b';
+  if (isRows(v)) return rowsArg(arg, v.rows);
+  if (isList(v)) {
+    const names = namesOf(v, arg.widget === 'identifiers');
+    return names.length ? names : undefined;
+  }
   const text = v.trim();
   if (text === '') return undefined;
   switch (arg.type) {
     case 'symbols':
-      return splitList(text);
+      return text.startsWith('[') ? parseJsonish(arg, text) : splitWords(text);
     case 'timespanPair': {
       const parts = text.split('|').map((s) => s.trim());
       return parts.every((p) => p === '') ? undefined : parts;
     }
     case 'sortCols':
-      return text.startsWith('[') ? parseJsonish(arg, text) : splitList(text);
+      return text.startsWith('[') ? parseJsonish(arg, text) : splitWords(text);
     case 'filter':
     case 'agg':
     case 'refFilter':

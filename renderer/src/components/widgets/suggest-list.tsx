@@ -1,0 +1,68 @@
+/**
+ * The drop-down list under a search field (identifiers, columns, zones): keyboard driven from the
+ * field (arrows, Enter, Escape), mouse picks without stealing focus.
+ */
+import { useEffect, useRef } from 'react';
+
+export interface Suggestion {
+  readonly value: string;
+  /** Muted text at the right: a column's type, a zone's offset. */
+  readonly hint?: string;
+}
+
+export interface SuggestListProps {
+  readonly id: string;
+  readonly items: readonly Suggestion[];
+  readonly active: number;
+  readonly onPick: (value: string) => void;
+  readonly onHover: (index: number) => void;
+  readonly empty?: string;
+}
+
+/** Most options rendered at once: more than a screenful only costs time, typing narrows the list. */
+export const SUGGEST_LIMIT = 200;
+
+/** The id of an option element, for aria-activedescendant. */
+export const optionId = (listId: string, i: number): string => `${listId}-opt-${i}`;
+
+/** The next active index after an arrow key (wrapping), or the same for other keys. */
+export function stepActive(key: string, active: number, count: number): number {
+  if (count === 0) return -1;
+  if (key === 'ArrowDown') return active < 0 || active >= count - 1 ? 0 : active + 1;
+  if (key === 'ArrowUp') return active <= 0 ? count - 1 : active - 1;
+  if (key === 'PageDown') return Math.min(count - 1, Math.max(0, active) + 10);
+  if (key === 'PageUp') return Math.max(0, active - 10);
+  return active;
+}
+
+/** The list of suggestions, the active one highlighted and kept in view. */
+export function SuggestList({ id, items, active, onPick, onHover, empty }: SuggestListProps): React.JSX.Element {
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    list.current?.querySelector<HTMLElement>(`[data-index="${active}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [active]);
+  return (
+    <ul className="suggest" role="listbox" id={id} ref={list}>
+      {items.length === 0 && empty && <li className="suggest-empty muted">{empty}</li>}
+      {items.slice(0, SUGGEST_LIMIT).map((s, i) => (
+        <li
+          key={s.value}
+          id={optionId(id, i)}
+          role="option"
+          data-index={i}
+          aria-selected={i === active}
+          className={i === active ? 'active' : ''}
+          onMouseDown={(e) => {
+            e.preventDefault();
+            onPick(s.value);
+          }}
+          onMouseMove={() => i !== active && onHover(i)}
+        >
+          <span className="suggest-value">{s.value}</span>
+          {s.hint && <span className="suggest-hint">{s.hint}</span>}
+        </li>
+      ))}
+      {items.length > SUGGEST_LIMIT && <li className="suggest-empty muted">{items.length - SUGGEST_LIMIT} more: type to narrow</li>}
+    </ul>
+  );
+}

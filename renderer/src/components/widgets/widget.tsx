@@ -1,0 +1,219 @@
+/**
+ * One argument's widget, picked by its declared `widget` (and `type` for refFilter): the registry
+ * decides, so a new argument gets a fitting widget without UI code. Every widget carries
+ * data-testid="arg-<name>" on its main element.
+ */
+import type { ArgSpec, OperationSpec, TableInfo } from '../../../../engine/contract';
+import { columnChoices, reachableRefs } from '../../form/schema';
+import { windowProblem } from '../../form/time-text';
+import { isKnownZone } from '../../form/zones';
+import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf, textOf } from '../../form/values';
+import { ChipsInput } from './chips-input';
+import { FilterEditor, jsonProblem } from './filter-editor';
+import { OrderbookSelect } from './orderbook-select';
+import { RefFilterEditor } from './ref-filter-editor';
+import { SliceInput } from './slice-input';
+import { SortEditor } from './sort-editor';
+import { TimeInput } from './time-input';
+import { ZoneInput } from './zone-input';
+
+export interface WidgetProps {
+  readonly arg: ArgSpec;
+  readonly op: OperationSpec;
+  readonly value: FormValue | undefined;
+  readonly values: FormValues;
+  readonly onChange: (v: FormValue) => void;
+  readonly setField: (name: string, value: FormValue) => void;
+  readonly table: TableInfo | undefined;
+  readonly tables: readonly TableInfo[];
+  readonly ids: readonly string[];
+  readonly assemblies: readonly string[];
+  readonly assembly: string;
+  readonly setAssembly: (name: string) => void;
+  readonly filterRules: readonly string[];
+}
+
+/** Widgets laid out under their label at full width (builders and JSON). */
+export const isBlockWidget = (arg: ArgSpec): boolean => arg.widget === 'filter' || arg.widget === 'sortCols' || arg.widget === 'json';
+
+const isDefaultish = (d: string | null): boolean => !d || d === '`' || d === '()' || d === '""' || d === '()!()';
+
+function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
+  switch (arg.widget) {
+    case 'timestamp':
+      return arg.default ? `${arg.default}  e.g. 2024.03.06D14:30:00` : 'e.g. 2024.03.06D14:30:00';
+    case 'identifiers':
+      return 'all; type to search, e.g. AAPL, MSFT';
+    case 'columns':
+      return arg.name === 'groupBy' ? `${table?.idColumn ?? 'identifier column'} (default)` : 'all columns; type to search';
+    case 'json':
+      return JSON.stringify(arg.example);
+    default:
+      return isDefaultish(arg.default) ? '' : (arg.default ?? '');
+  }
+}
+
+/** The widget of one argument. */
+export function Widget(p: WidgetProps): React.JSX.Element {
+  const { arg, value, onChange, table, values } = p;
+  const id = `arg-${arg.name}`;
+  const describedBy = `${id}-doc`;
+  const common = { id, name: arg.name, 'data-testid': id, 'aria-describedby': describedBy };
+  const text = textOf(value);
+  const zone = textOf(values['inputTZ']).trim() || 'UTC';
+  const zoneBad = !isKnownZone(zone);
+  const cols = columnChoices(arg.name, table);
+  switch (arg.widget) {
+    case 'table':
+      return (
+        <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">(choose a table)</option>
+          {p.tables.map((t) => (
+            <option key={t.name} value={t.name}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      );
+    case 'timestamp':
+    case 'date': {
+      const warning = arg.name === 'endTS' ? windowProblem(textOf(values['startTS']), text) : null;
+      return <TimeInput id={id} value={text} onChange={onChange} placeholder={placeholder(arg, table)} zone={zone} zoneBad={zoneBad} warning={warning} describedBy={describedBy} dateOnly={arg.widget === 'date'} />;
+    }
+    case 'zone':
+      return <ZoneInput id={id} value={text} onChange={onChange} placeholder="UTC" describedBy={describedBy} />;
+    case 'identifiers': {
+      const { items, draft } = chipsOf(value, true);
+      const known = new Set(p.ids);
+      const mapped = values['idMapping'] === true;
+      return (
+        <ChipsInput
+          id={id}
+          items={items}
+          draft={draft}
+          keepSpaces
+          options={p.ids.map((v) => ({ value: v }))}
+          onChange={onChange}
+          placeholder={placeholder(arg, table)}
+          describedBy={describedBy}
+          problem={(it) => (p.ids.length > 0 && !mapped && !known.has(it) ? `${it} is not stored in ${table?.name ?? 'the table'}` : null)}
+        />
+      );
+    }
+    case 'columns':
+    case 'tables':
+    case 'analytics': {
+      const { items, draft } = chipsOf(value, false);
+      const refs = reachableRefs(table);
+      const options =
+        arg.widget === 'columns'
+          ? cols.map((c) => ({ value: c.name, hint: c.type }))
+          : arg.widget === 'tables'
+            ? refs.map((r) => ({ value: r, hint: `via ${Object.keys(table?.foreignKeys ?? {}).filter((k) => table?.foreignKeys[k] === r).join(', ')}` }))
+            : [];
+      const problem = (it: string): string | null =>
+        arg.widget === 'columns' && table && !cols.some((c) => c.name === it)
+          ? `${table.name} has no column ${it}`
+          : arg.widget === 'tables' && table && !refs.includes(it)
+            ? `no foreign key of ${table.name} references ${it}`
+            : null;
+      return (
+        <ChipsInput
+          id={id}
+          items={items}
+          draft={draft}
+          options={options}
+          onChange={onChange}
+          placeholder={arg.widget === 'tables' ? (refs.length ? `e.g. ${refs[0]}` : 'no foreign keys') : placeholder(arg, table)}
+          describedBy={describedBy}
+          problem={problem}
+          ordered={arg.widget === 'columns'}
+        />
+      );
+    }
+    case 'column': {
+      if (!table) return <input {...common} spellCheck={false} value={text} placeholder={arg.default ?? ''} onChange={(e) => onChange(e.target.value)} />;
+      const dflt = arg.name === 'timeCol' ? `${table.timeColumn ?? 'partition column'} (default)` : arg.name === 'idCol' ? `${table.idColumn} (default)` : '(default)';
+      const known = text === '' || cols.some((c) => c.name === text);
+      return (
+        <select {...common} className={known ? '' : 'invalid'} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{dflt}</option>
+          {!known && <option value={text}>{text} (not a fitting column)</option>}
+          {cols.map((c) => (
+            <option key={c.name} value={c.name}>
+              {`${c.name} · ${c.type}`}
+            </option>
+          ))}
+        </select>
+      );
+    }
+    case 'filter':
+      return <FilterEditor id={id} value={value} onChange={onChange} columns={cols} idColumn={table?.idColumn} describedBy={describedBy} />;
+    case 'sortCols':
+      return <SortEditor id={id} value={value} onChange={onChange} columns={cols} describedBy={describedBy} />;
+    case 'slice':
+      return (
+        <SliceInput
+          id={id}
+          value={text}
+          onChange={onChange}
+          zone={zone}
+          zoneBad={zoneBad}
+          temporality={textOf(values['temporality'])}
+          useSlice={p.op.args.some((a) => a.name === 'temporality') ? () => p.setField('temporality', 'slice') : null}
+          describedBy={describedBy}
+        />
+      );
+    case 'enum': {
+      if (arg.name === 'orderbook') {
+        const fix = (a: 'ref' | 'table', v: string): void => p.setField(a, a === 'ref' ? listValue(addNames(namesOf(values['ref'], false), [v])) : v);
+        return <OrderbookSelect id={id} value={text} allowed={arg.allowed ?? []} onChange={onChange} table={table} refs={namesOf(values["ref"], false)} fix={fix} describedBy={describedBy} />;
+      }
+      const options = arg.name === 'filterRule' ? p.filterRules : (arg.allowed ?? []);
+      return (
+        <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{!isDefaultish(arg.default) ? `${arg.default} (default)` : '(none)'}</option>
+          {options.map((o) => (
+            <option key={o}>{o}</option>
+          ))}
+        </select>
+      );
+    }
+    case 'json': {
+      if (arg.type === 'refFilter') {
+        return <RefFilterEditor id={id} value={value} onChange={onChange} tables={p.tables} refs={reachableRefs(table)} describedBy={describedBy} />;
+      }
+      const problem = jsonProblem(text);
+      return (
+        <div className="field">
+          <textarea {...common} className={problem ? 'invalid' : ''} rows={2} spellCheck={false} value={text} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />
+          {problem && <div className="field-msg error-text">{problem}</div>}
+        </div>
+      );
+    }
+    case 'checkbox':
+      return <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
+    case 'holiday':
+      return <input {...common} list="holiday-values" value={text} placeholder="0b; 1b, an exchange (XLON) or ` for all" onChange={(e) => onChange(e.target.value)} />;
+    case 'scope':
+      // The assembly picker: the query is routed to it (sent as scope.assembly when not the default).
+      return (
+        <select {...common} value={p.assembly} onChange={(e) => p.setAssembly(e.target.value)}>
+          {p.assemblies.map((a, i) => (
+            <option key={a} value={a}>
+              {a}
+              {i === 0 ? ' (default)' : ''}
+            </option>
+          ))}
+        </select>
+      );
+    case 'number': {
+      const bad = text.trim() !== '' && !/^\s*-?\d+\s*$/.test(text) && text.trim() !== '0N';
+      return (
+        <input {...common} className={bad ? 'invalid' : ''} aria-invalid={bad || undefined} title={bad ? 'an integer, such as 2' : undefined} inputMode="numeric" value={text} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />
+      );
+    }
+    default:
+      return <input {...common} spellCheck={false} value={text} placeholder={placeholder(arg, table)} onChange={(e) => onChange(e.target.value)} />;
+  }
+}

@@ -1,0 +1,30 @@
+/** What the schema offers each widget: columns by role, reference tables reachable by foreign key. */
+import type { ColumnType, TableInfo } from '../../../engine/contract';
+
+export interface ColumnChoice {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+const NAME_TYPES = new Set<ColumnType>(['symbol', 'string']);
+
+/**
+ * Columns an argument may name: timeCol only timestamp columns, idCol symbol or string columns,
+ * anything else every column.
+ */
+export function columnChoices(argName: string, table: TableInfo | undefined): ColumnChoice[] {
+  const cols = table?.columns ?? [];
+  if (argName === 'timeCol') return cols.filter((c) => c.type === 'timestamp');
+  if (argName === 'idCol') return cols.filter((c) => NAME_TYPES.has(c.type));
+  return [...cols];
+}
+
+/** Reference tables the table reaches through its foreign keys (each once, schema order). */
+export function reachableRefs(table: TableInfo | undefined): string[] {
+  return table ? [...new Set(Object.values(table.foreignKeys))] : [];
+}
+
+/** The columns of a table by name (empty when unknown). */
+export function columnsOf(tables: readonly TableInfo[], name: string): ColumnChoice[] {
+  return [...(tables.find((t) => t.name === name)?.columns ?? [])];
+}

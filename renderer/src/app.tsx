@@ -1,14 +1,26 @@
 /** The app shell: tables | form | chart over grid, with the status line and keyboard shortcuts. */
-import { useEffect } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
+import { DepthLadder } from './components/depth-ladder';
 import { ResultGrid } from './components/result-grid';
 import { StatusBar } from './components/status-bar';
 import { TableList } from './components/table-list';
 import { TickChart } from './components/tick-chart';
 import { TopBar } from './components/top-bar';
+import { ladderColumns } from './ladder/ladder-model';
 import { useStore } from './store/store';
 
+/** The top of the results: the depth ladder for orderbook results (switchable), else the tick chart. */
+function ResultView(): React.JSX.Element {
+  const result = useStore((s) => s.result);
+  const [view, setView] = useState<'ladder' | 'chart'>('ladder');
+  const cols = useMemo(() => (result ? ladderColumns(result.columns, result.timeColumn, result.idColumn) : null), [result]);
+  if (cols && view === 'ladder') return <DepthLadder cols={cols} onShowChart={() => setView('chart')} />;
+  return <TickChart {...(cols ? { onShowLadder: () => setView('ladder') } : {})} />;
+}
+
+/** The whole app. */
 export function App(): React.JSX.Element {
   useEffect(() => {
     void useStore.getState().load();
@@ -33,7 +45,7 @@ export function App(): React.JSX.Element {
         <TableList />
         <ArgForm />
         <main className="results">
-          <TickChart />
+          <ResultView />
           <ResultGrid />
         </main>
       </div>

@@ -58,7 +58,8 @@ function makeChart(el: HTMLElement): ChartParts {
   return { chart, line, volume, scale };
 }
 
-export function TickChart(): React.JSX.Element {
+/** The tick chart panel; `onShowLadder` offers the way back when the result also has a depth ladder. */
+export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void } = {}): React.JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   const parts = useRef<ChartParts | null>(null);
   const result = useStore((s) => s.result);
@@ -176,6 +177,16 @@ export function TickChart(): React.JSX.Element {
           </span>
         )}
         {error && <span className="error-text">{error}</span>}
+        {onShowLadder && (
+          <span className="seg">
+            <button type="button" data-testid="show-ladder" onClick={onShowLadder}>
+              ladder
+            </button>
+            <button type="button" className="on" aria-pressed="true">
+              chart
+            </button>
+          </span>
+        )}
         <span className="chart-legend" data-testid="chart-legend">
           {hover && (
             <>

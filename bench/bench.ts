@@ -9,13 +9,8 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../engine/engine.js';
+import { type BenchCase, tickCases } from './cases-ticks.js';
 import { benchDatabase, duckDbWithTrades } from './data.js';
-
-interface Case {
-  readonly name: string;
-  readonly ours: () => number;
-  readonly duck: () => Promise<number>;
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,8 +31,8 @@ async function time(fn: () => unknown, runs: number): Promise<number> {
 const { values } = parseArgs({
   options: {
     days: { type: 'string', default: '5' },
-    instruments: { type: 'string', default: '20' },
-    'trades-per-day': { type: 'string', default: '200000' },
+    instruments: { type: 'string', default: '100' },
+    'trades-per-day': { type: 'string', default: '2000000' },
     runs: { type: 'string', default: '15' },
     data: { type: 'string', default: '.bench-data' },
   },
@@ -53,45 +48,20 @@ const t0 = performance.now();
 const duck = await duckDbWithTrades(data);
 console.log(`  loaded into DuckDB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-const day = engine.defaultDatabase.partitionKeys('Trade')[0]!;
-const kdb = day.replace(/-/g, '.');
+const dates = engine.defaultDatabase.partitionKeys('Trade');
 const ids = (await duck.runAndReadAll('SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).getRows().map((r) => String(r[0]));
-const one = ids[0]!;
-const startIso = `${day} 15:00:00`;
-const endIso = `${day} 16:00:00`;
-
-const cases: Case[] = [
-  {
-    name: `getTicks idList [${one}], 1 hour window`,
-    ours: () => engine.call('.fsi.getTicks', { table: 'Trade', idList: [one], startTS: `${kdb}D15:00:00`, endTS: `${kdb}D16:00:00` }).table.length,
-    duck: async () =>
-      (
-        await duck.runAndReadAll(
-          `SELECT * FROM trade WHERE instrumentID IN ('${one}') AND eventTimestamp >= TIMESTAMP_NS '${startIso}' AND eventTimestamp < TIMESTAMP_NS '${endIso}' ORDER BY eventTimestamp, instrumentID`,
-        )
-      ).currentRowCount,
-  },
-  {
-    name: `getTicks idList (5 ids), whole day`,
-    ours: () => engine.call('.fsi.getTicks', { table: 'Trade', idList: ids.slice(0, 5), startTS: kdb, endTS: `${kdb}D23:59:59.999999999` }).table.length,
-    duck: async () =>
-      (
-        await duck.runAndReadAll(
-          `SELECT * FROM trade WHERE instrumentID IN (${ids.slice(0, 5).map((i) => `'${i}'`).join(',')}) AND eventTimestamp >= TIMESTAMP_NS '${day} 00:00:00' AND eventTimestamp < TIMESTAMP_NS '${day} 23:59:59.999999999' ORDER BY eventTimestamp, instrumentID`,
-        )
-      ).currentRowCount,
-  },
-];
+const cases: BenchCase[] = tickCases(engine, duck, ids, dates);
 
 console.log('');
-console.log(`${'case'.padEnd(44)} ${'rows'.padStart(9)} ${'tickscope ms'.padStart(13)} ${'duckdb ms'.padStart(10)} ${'ratio'.padStart(7)}`);
+console.log(`${'getTicks case'.padEnd(44)} ${'rows'.padStart(9)} ${'tickscope ms'.padStart(13)} ${'duckdb ms'.padStart(10)} ${'ratio'.padStart(7)} ${'target'.padStart(7)}`);
 for (const c of cases) {
   const ourRows = c.ours();
   const duckRows = await c.duck();
   if (ourRows !== duckRows) throw new Error(`${c.name}: Tickscope returned ${ourRows} rows, DuckDB ${duckRows}`);
   const ours = await time(c.ours, runs);
   const theirs = await time(c.duck, runs);
-  console.log(`${c.name.padEnd(44)} ${String(ourRows).padStart(9)} ${ours.toFixed(2).padStart(13)} ${theirs.toFixed(2).padStart(10)} ${(ours / theirs).toFixed(2).padStart(7)}`);
+  const ratio = ours / theirs;
+  console.log(`${c.name.padEnd(44)} ${String(ourRows).padStart(9)} ${ours.toFixed(2).padStart(13)} ${theirs.toFixed(2).padStart(10)} ${ratio.toFixed(2).padStart(7)} ${`<=${c.target}`.padStart(7)}${ratio <= c.target ? '' : '  MISSED'}`);
 }
 console.log('\nratio = tickscope / duckdb (median of runs after 3 warm-ups); below 1: Tickscope faster.');
 console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);

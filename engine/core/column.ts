@@ -161,6 +161,72 @@ export function gather(c: Column, idx: Int32Array): Column {
   }
 }
 
+/** Rows of several columns of one type, gathered straight into one column (no per-part copies). */
+export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
+  if (parts.length === 1 && type !== 'symbol') return gather(parts[0]!.column, parts[0]!.rows);
+  const n = parts.reduce((s, p) => s + p.rows.length, 0);
+  switch (type) {
+    case 'float':
+    case 'long':
+    case 'int': {
+      const out = new Float64Array(n);
+      let o = 0;
+      for (const { column, rows } of parts) {
+        const src = (column as NumberColumn).data;
+        for (let i = 0; i < rows.length; i++) out[o++] = src[rows[i]!]!;
+      }
+      return { type, data: out };
+    }
+    case 'timestamp':
+    case 'timespan': {
+      const out = new BigInt64Array(n);
+      const w = int32Pairs(out);
+      let o = 0;
+      for (const { column, rows } of parts) {
+        const s = int32Pairs((column as NanosColumn).data);
+        for (let i = 0; i < rows.length; i++, o += 2) {
+          const j = rows[i]! * 2;
+          w[o] = s[j]!;
+          w[o + 1] = s[j + 1]!;
+        }
+      }
+      return { type, data: out };
+    }
+    case 'symbol': {
+      // Each part keeps only the dictionary entries its rows use when its dictionary is the larger
+      // (unique values such as execution IDs); a small dictionary is appended whole.
+      const codes = new Int32Array(n);
+      const dict: string[] = [];
+      let o = 0;
+      for (const { column, rows } of parts) {
+        const c = column as SymbolColumn;
+        if (c.dict.length <= rows.length) {
+          const base = dict.length;
+          for (const s of c.dict) dict.push(s);
+          for (let i = 0; i < rows.length; i++) codes[o++] = c.codes[rows[i]!]! + base;
+        } else {
+          const remap = new Int32Array(c.dict.length).fill(-1);
+          for (let i = 0; i < rows.length; i++) {
+            const code = c.codes[rows[i]!]!;
+            let m = remap[code]!;
+            if (m < 0) {
+              m = remap[code] = dict.length;
+              dict.push(c.dict[code]!);
+            }
+            codes[o++] = m;
+          }
+        }
+      }
+      return { type, codes, dict };
+    }
+    default:
+      return concatColumns(
+        type,
+        parts.map((p) => gather(p.column, p.rows)),
+      );
+  }
+}
+
 /** Rows `idx` of `c`; an index of -1 gives a null (left joins). */
 export function gatherOrNull(c: Column, idx: Int32Array): Column {
   const n = idx.length;

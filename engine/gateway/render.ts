@@ -129,8 +129,12 @@ export function jsonCells(c: Column, outputTZ: string): (i: number) => string {
     case 'boolean':
       return (i) => (c.data[i] ? 'true' : 'false');
     case 'symbol': {
-      const quoted = c.dict.map((s) => JSON.stringify(s));
-      return (i) => quoted[c.codes[i]!]!;
+      // Quoted on first use: a dictionary may be far larger than the rows rendered.
+      const quoted = new Array<string | undefined>(c.dict.length);
+      return (i) => {
+        const code = c.codes[i]!;
+        return (quoted[code] ??= JSON.stringify(c.dict[code]));
+      };
     }
     case 'string':
       return (i) => JSON.stringify(c.values[i]);

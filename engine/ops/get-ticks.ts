@@ -3,7 +3,7 @@
  * front (every error names its argument); then rows are selected (select/), gathered, and shaped:
  * orderbook snapshots, fill, reference joins, sort, rounding.
  */
-import { concatColumns, gather } from '../core/column.js';
+import { gatherParts } from '../core/column.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { formatTimespan } from '../core/time.js';
@@ -109,9 +109,9 @@ export function sliceArg(args: DecodedArgs): [number, number] | undefined {
 /** Gathers the needed columns of the selected rows, partitions concatenated in order. */
 function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[]): Table {
   const columns = names.map((name) =>
-    concatColumns(
+    gatherParts(
       columnOf(t, name)!.type,
-      sel.parts.map(({ source, rows }) => gather(source.column(name), rows)),
+      sel.parts.map(({ source, rows }) => ({ column: source.column(name), rows })),
     ),
   );
   return new Table(names, columns, sel.parts.reduce((s, p) => s + p.rows.length, 0));

@@ -120,7 +120,7 @@ export class CorrectedSource implements RowSource {
       for (let r = 0; r < this.rows; r++) {
         const v = this.perCode[this.codes[r]!]?.values.get(name);
         if (v) {
-          if (data === orig.data) data = Float64Array.from(orig.data);
+          if (data === orig.data) data = orig.data.slice();
           data[r] = v[0];
         }
       }

@@ -4,6 +4,9 @@
  * value. linear: interpolated on the time column between the neighbouring non-null values; linearStep:
  * the same on row position. Leading and trailing nulls stay null (no extrapolation); non-numeric
  * columns are forward filled under linear and linearStep; interpolated longs round half away from zero.
+ *
+ * Rows are walked in their (time) order once per pass, with each identifier's running state in a
+ * small per-group array, so memory is read sequentially however identifiers interleave.
  */
 import { type Column, int32Pairs } from '../../core/column.js';
 import { Table } from '../../core/table.js';
@@ -12,10 +15,10 @@ import { roundHalfAway } from '../round.js';
 export const FILL_MODES = ['null', 'zero', 'forward', 'linear', 'linearStep'] as const;
 export type FillMode = (typeof FILL_MODES)[number];
 
-/** Row indices per identifier (by string), each ascending; one group when there is no identifier. */
-export function groupRows(t: Table, idColumn: string | null): Int32Array[] {
+/** The group (identifier, by string) of every row, and the number of groups; one group without one. */
+export function groupOfRows(t: Table, idColumn: string | null): { group: Int32Array; count: number } {
   const id = idColumn ? t.get(idColumn) : undefined;
-  if (!id || id.type !== 'symbol') return [Int32Array.from({ length: t.length }, (_, i) => i)];
+  if (!id || id.type !== 'symbol') return { group: new Int32Array(t.length), count: 1 };
   const groupOfCode = new Int32Array(id.dict.length);
   const byName = new Map<string, number>();
   id.dict.forEach((s, code) => {
@@ -23,84 +26,117 @@ export function groupRows(t: Table, idColumn: string | null): Int32Array[] {
     if (g === undefined) byName.set(s, (g = byName.size));
     groupOfCode[code] = g;
   });
-  const counts = new Int32Array(byName.size + 1);
-  for (let i = 0; i < t.length; i++) counts[groupOfCode[id.codes[i]!]! + 1]!++;
-  for (let g = 1; g < counts.length; g++) counts[g]! += counts[g - 1]!;
-  const order = new Int32Array(t.length);
-  const fill = counts.slice(0, byName.size);
-  for (let i = 0; i < t.length; i++) order[fill[groupOfCode[id.codes[i]!]!]!++] = i;
-  const groups: Int32Array[] = [];
-  for (let g = 0; g < byName.size; g++) if (counts[g + 1]! > counts[g]!) groups.push(order.subarray(counts[g]!, counts[g + 1]!));
-  return groups;
+  const group = new Int32Array(t.length);
+  for (let i = 0; i < t.length; i++) group[i] = groupOfCode[id.codes[i]!]!;
+  return { group, count: byName.size };
+}
+
+/** Row indices per identifier, each ascending (for callers that need whole groups). */
+export function groupRows(t: Table, idColumn: string | null): Int32Array[] {
+  const { group, count } = groupOfRows(t, idColumn);
+  const sizes = new Int32Array(count + 1);
+  for (let i = 0; i < group.length; i++) sizes[group[i]! + 1]!++;
+  for (let g = 1; g <= count; g++) sizes[g]! += sizes[g - 1]!;
+  const order = new Int32Array(group.length);
+  const at = sizes.slice(0, count);
+  for (let i = 0; i < group.length; i++) order[at[group[i]!]!++] = i;
+  const out: Int32Array[] = [];
+  for (let g = 0; g < count; g++) if (sizes[g + 1]! > sizes[g]!) out.push(order.subarray(sizes[g]!, sizes[g + 1]!));
+  return out;
+}
+
+/** True when the column holds at least one null. */
+function hasNull(c: Column): boolean {
+  switch (c.type) {
+    case 'float':
+    case 'long':
+    case 'int':
+      return c.data.some((x) => x !== x);
+    case 'timestamp':
+    case 'timespan': {
+      const w = int32Pairs(c.data);
+      for (let i = 0; i < c.data.length; i++) if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) return true;
+      return false;
+    }
+    case 'date':
+      return c.data.includes(-2147483648);
+    case 'symbol':
+      return c.dict.includes('') && c.codes.some((k) => c.dict[k] === '');
+    case 'string':
+      return c.values.includes('');
+    default:
+      return false;
+  }
+}
+
+interface Groups {
+  readonly group: Int32Array;
+  readonly count: number;
 }
 
 /** Forward fill of any column: each null takes the previous non-null value of its group. */
-function forward(c: Column, groups: readonly Int32Array[]): Column {
+function forward(c: Column, { group, count }: Groups): Column {
+  const n = group.length;
   switch (c.type) {
     case 'float':
     case 'long':
     case 'int': {
-      const d = Float64Array.from(c.data);
-      for (const g of groups) {
-        let last = NaN;
-        for (const r of g) {
-          if (d[r] !== d[r]) d[r] = last;
-          else last = d[r]!;
-        }
+      const d = c.data.slice();
+      const last = new Float64Array(count).fill(NaN);
+      for (let i = 0; i < n; i++) {
+        const g = group[i]!;
+        if (d[i] !== d[i]) d[i] = last[g]!;
+        else last[g] = d[i]!;
       }
       return { type: c.type, data: d };
     }
     case 'timestamp':
     case 'timespan': {
-      const out = BigInt64Array.from(c.data);
+      const out = c.data.slice();
       const w = int32Pairs(out);
-      for (const g of groups) {
-        let lastHi = -2147483648;
-        let lastLo = 0;
-        for (const r of g) {
-          if (w[2 * r + 1] === -2147483648 && w[2 * r] === 0) {
-            w[2 * r + 1] = lastHi;
-            w[2 * r] = lastLo;
-          } else {
-            lastHi = w[2 * r + 1]!;
-            lastLo = w[2 * r]!;
-          }
+      const last = new Int32Array(2 * count).fill(0);
+      for (let g = 0; g < count; g++) last[2 * g + 1] = -2147483648;
+      for (let i = 0; i < n; i++) {
+        const g = group[i]!;
+        if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) {
+          w[2 * i] = last[2 * g]!;
+          w[2 * i + 1] = last[2 * g + 1]!;
+        } else {
+          last[2 * g] = w[2 * i]!;
+          last[2 * g + 1] = w[2 * i + 1]!;
         }
       }
       return { type: c.type, data: out };
     }
     case 'date': {
-      const d = Int32Array.from(c.data);
-      for (const g of groups) {
-        let last = -2147483648;
-        for (const r of g) {
-          if (d[r] === -2147483648) d[r] = last;
-          else last = d[r]!;
-        }
+      const d = c.data.slice();
+      const last = new Int32Array(count).fill(-2147483648);
+      for (let i = 0; i < n; i++) {
+        const g = group[i]!;
+        if (d[i] === -2147483648) d[i] = last[g]!;
+        else last[g] = d[i]!;
       }
       return { type: 'date', data: d };
     }
     case 'symbol': {
-      const codes = Int32Array.from(c.codes);
-      const isNull = c.dict.map((s) => s === '');
-      for (const g of groups) {
-        let last = -1;
-        for (const r of g) {
-          if (isNull[codes[r]!]) {
-            if (last >= 0) codes[r] = last;
-          } else last = codes[r]!;
-        }
+      const codes = c.codes.slice();
+      const isNull = Uint8Array.from(c.dict, (s) => (s === '' ? 1 : 0));
+      const last = new Int32Array(count).fill(-1);
+      for (let i = 0; i < n; i++) {
+        const g = group[i]!;
+        if (isNull[codes[i]!]) {
+          if (last[g]! >= 0) codes[i] = last[g]!;
+        } else last[g] = codes[i]!;
       }
       return { type: 'symbol', codes, dict: c.dict };
     }
     case 'string': {
       const values = [...c.values];
-      for (const g of groups) {
-        let last = '';
-        for (const r of g) {
-          if (values[r] === '') values[r] = last;
-          else last = values[r]!;
-        }
+      const last = new Array<string>(count).fill('');
+      for (let i = 0; i < n; i++) {
+        const g = group[i]!;
+        if (values[i] === '') values[i] = last[g]!;
+        else last[g] = values[i]!;
       }
       return { type: 'string', values };
     }
@@ -109,32 +145,48 @@ function forward(c: Column, groups: readonly Int32Array[]): Column {
   }
 }
 
-/** Linear interpolation of a numeric column inside each group, by time (ns) or by position. */
-function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, groups: readonly Int32Array[], time: BigInt64Array | null): Column {
-  const d = Float64Array.from(c.data);
+/** ns between two rows of a timestamp column, exact while below 2^53. */
+function nsBetween(w: Int32Array, a: number, b: number): number {
+  return (w[2 * b + 1]! - w[2 * a + 1]!) * 4294967296 + ((w[2 * b]! >>> 0) - (w[2 * a]! >>> 0));
+}
+
+/**
+ * Linear interpolation of a numeric column inside each group: a forward pass finds each null's
+ * previous non-null row, a backward pass its next; nulls with both are interpolated by time (ns) or by
+ * position within the group.
+ */
+function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, { group, count }: Groups, time: BigInt64Array | null): Column {
+  const n = group.length;
+  const d = c.data.slice();
   const round = c.type !== 'float';
-  for (const g of groups) {
-    let prev = -1;
-    for (let k = 0; k < g.length; k++) {
-      const r = g[k]!;
-      if (d[r] !== d[r]) continue;
-      if (prev >= 0 && k - prev > 1) {
-        const ra = g[prev]!;
-        const a = d[ra]!;
-        const b = d[r]!;
-        for (let j = prev + 1; j < k; j++) {
-          const rj = g[j]!;
-          let frac: number;
-          if (time) {
-            const span = Number(time[r]! - time[ra]!);
-            frac = span === 0 ? 0 : Number(time[rj]! - time[ra]!) / span;
-          } else frac = (j - prev) / (k - prev);
-          const v = a + (b - a) * frac;
-          d[rj] = round ? roundHalfAway(v, 0) : v;
-        }
-      }
-      prev = k;
+  const prev = new Int32Array(n).fill(-1);
+  const pos = new Int32Array(n);
+  const lastRow = new Int32Array(count).fill(-1);
+  const seen = new Int32Array(count);
+  for (let i = 0; i < n; i++) {
+    const g = group[i]!;
+    pos[i] = seen[g]!++;
+    if (d[i] !== d[i]) prev[i] = lastRow[g]!;
+    else lastRow[g] = i;
+  }
+  const nextRow = lastRow.fill(-1);
+  const words = time ? int32Pairs(time) : null;
+  for (let i = n - 1; i >= 0; i--) {
+    const g = group[i]!;
+    if (d[i] === d[i]) {
+      nextRow[g] = i;
+      continue;
     }
+    const a = prev[i]!;
+    const b = nextRow[g]!;
+    if (a < 0 || b < 0) continue;
+    let frac: number;
+    if (words) {
+      const span = nsBetween(words, a, b);
+      frac = span === 0 ? 0 : nsBetween(words, a, i) / span;
+    } else frac = (pos[i]! - pos[a]!) / (pos[b]! - pos[a]!);
+    const v = c.data[a]! + (c.data[b]! - c.data[a]!) * frac;
+    d[i] = round ? roundHalfAway(v, 0) : v;
   }
   return { type: c.type, data: d };
 }
@@ -142,12 +194,12 @@ function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, 
 /** The table with nulls filled per identifier, in its current (time) order. */
 export function fillTable(t: Table, mode: FillMode, idColumn: string | null, timeColumn: string | null): Table {
   if (mode === 'null') return t;
-  const groups = groupRows(t, idColumn);
+  const groups = groupOfRows(t, idColumn);
   const time = timeColumn ? t.get(timeColumn) : undefined;
   const timeData = time?.type === 'timestamp' ? time.data : null;
   const columns = t.columns.map((c, i) => {
     const name = t.names[i]!;
-    if (name === idColumn || name === timeColumn) return c;
+    if (name === idColumn || name === timeColumn || !hasNull(c)) return c;
     const numeric = c.type === 'float' || c.type === 'long' || c.type === 'int';
     if (mode === 'zero') return numeric ? { type: c.type, data: c.data.map((x) => (x !== x ? 0 : x)) } : c;
     if (mode === 'forward' || !numeric) return forward(c, groups);

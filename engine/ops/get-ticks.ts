@@ -183,19 +183,19 @@ export function getTicks(db: Database, args: DecodedArgs): QueryResult {
   if (refs.length > 0) {
     const before = new Set(table.names);
     const named = orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData';
-    if (named && instrumentRef) {
-      const label = namesColumn(table, instrumentRef, t.idColumn);
-      if (orderbook === 'orderbookUpdatesRefData') {
-        table = table.with(t.idColumn, { type: 'symbol', codes: Int32Array.from(label.type === 'string' ? label.values.keys() : []), dict: label.type === 'string' ? label.values : [] });
-      } else {
-        const name = table.has('instrumentName') ? 'Instrument_instrumentName' : 'instrumentName';
-        table = table.with(name, label);
-        const at = names.indexOf(t.idColumn);
-        names.splice(at >= 0 ? at + 1 : Math.min(1, names.length), 0, name);
-        before.add(name);
-      }
+    // Names are read before any join and identifiers are replaced after it: the join matches on them.
+    const label = named && instrumentRef ? namesColumn(table, instrumentRef, t.idColumn) : undefined;
+    if (label && orderbook === 'instrumentNames') {
+      const name = table.has('instrumentName') ? 'Instrument_instrumentName' : 'instrumentName';
+      table = table.with(name, label);
+      const at = names.indexOf(t.idColumn);
+      names.splice(at >= 0 ? at + 1 : Math.min(1, names.length), 0, name);
+      before.add(name);
     }
     table = joinRefs(table, refs, named ? new Set(['Instrument.instrumentName']) : new Set());
+    if (label && label.type === 'string' && orderbook === 'orderbookUpdatesRefData') {
+      table = table.with(t.idColumn, { type: 'symbol', codes: Int32Array.from(label.values.keys()), dict: label.values });
+    }
     names.push(...table.names.filter((n) => !before.has(n)));
   }
   table = table.select(names);

@@ -179,6 +179,8 @@ describe('orderbook', () => {
     const got = rows({ table: 'OrderbookUpdates', orderbook: 'orderbookUpdatesRefData', ref: ['Instrument'], columns: ['instrumentID', 'side'] });
     expect(got.map((r) => r['instrumentID'])).toEqual(['Microsoft Corp.', 'VOD']);
     expect(Object.keys(got[0]!)).not.toContain('instrumentName');
+    // The other reference columns still come from the matched rows.
+    expect(got.map((r) => [r['ISIN'], r['sector']])).toEqual([['US5949181045', 'Technology'], ['', '']]);
   });
 
   it('names the missing ref Instrument', () => {

@@ -97,4 +97,27 @@ describe('getTicks on the demo database', () => {
     const londonIds = [...instruments.values()].filter((r) => r['exchangeID'] === 'XLON').map((r) => r['instrumentID']);
     expect(new Set(london.map((r) => r['instrumentID']))).toEqual(new Set(londonIds));
   });
+
+  it('filter: the list, string and q forms select the same rows', () => {
+    const base = { table: 'Trade', startTS: day, endTS: `${day}D23:59`, columns: ['instrumentID', 'volume', 'conditions'] };
+    const list = get({ ...base, filter: [['in', 'instrumentID', ['AAPL', 'MSFT']], ['>=', 'volume', '500'], ['<>', 'conditions', 'O']] });
+    expect(list.length).toBeGreaterThan(10);
+    expect(get({ ...base, filter: 'instrumentID=AAPL|MSFT;volume>=500;conditions<>O' })).toEqual(list);
+    expect(get({ ...base, filter: '((in;`instrumentID;`AAPL`MSFT);(>=;`volume;500);(<>;`conditions;enlist `O))' })).toEqual(list);
+  });
+});
+
+describe('time zones on the demo, across the US DST change', () => {
+  const dstDir = join(tempDir(), 'dst');
+  generateDemo(dstDir, { days: 4, instruments: 3, tradesPerDay: 3000, seed: 5, startDate: '2024-03-07' });
+  const dst = Engine.open([dstDir]);
+  it('opens the New York session at 09:30 local before and after the change', () => {
+    // 2024-03-08 is EST (14:30 UTC); 2024-03-11 is EDT (13:30 UTC).
+    for (const [d, utc] of [['2024.03.08', '14:30'], ['2024.03.11', '13:30']] as const) {
+      const local = payloadRows(dst, 'getTicks', { table: 'Trade', idList: ['AAPL'], startTS: `${d}D09:30`, endTS: `${d}D09:31`, inputTZ: 'America/New_York', outputTZ: 'America/New_York', columns: ['price'] });
+      expect(local[0]!['eventTimestamp']).toBe(`${d.replace(/\./g, '-')}T09:30:00.000000000`);
+      const inUtc = payloadRows(dst, 'getTicks', { table: 'Trade', idList: ['AAPL'], startTS: `${d}D09:30`, endTS: `${d}D09:31`, inputTZ: 'America/New_York', columns: ['price'] });
+      expect((inUtc[0]!['eventTimestamp'] as string).slice(11, 16)).toBe(utc);
+    }
+  });
 });

@@ -3,58 +3,22 @@
  * Debian's Chromium driven by Playwright. Fill the form, run, see the chart paint and the grid fill,
  * export the CSV and compare it row for row with what `tickscope call` prints.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, ARTIFACTS, callPayload, openApp } from './harness.js';
 
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), 'test-results');
-
-let dir: string;
-let server: ChildProcess;
-let url: string;
-let browser: Browser;
+let app: App;
 let page: Page;
 
-function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const m = /at (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]! });
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tickscope-e2e-'));
-  mkdirSync(ARTIFACTS, { recursive: true });
-  execFileSync(process.execPath, [CLI, 'demo', '--db', join(dir, 'demo'), '--days', '2', '--instruments', '6', '--trades-per-day', '20000'], { stdio: 'ignore' });
-  ({ proc: server, url } = await startServer(join(dir, 'demo')));
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install Debian's chromium or set CHROMIUM_PATH`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-  page = await context.newPage();
-  page.on('pageerror', (e) => {
-    throw e;
-  });
+  app = await openApp(['--days', '2', '--instruments', '6', '--trades-per-day', '20000'], 'tickscope-e2e-');
+  page = app.page;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  server?.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => app?.close());
 
 /** Pixels of the chart's canvases that differ from the chart background. */
 async function paintedPixels(p: Page): Promise<number> {
@@ -73,17 +37,10 @@ async function paintedPixels(p: Page): Promise<number> {
   });
 }
 
-function call(body: string): Array<Record<string, unknown>> {
-  const out = execFileSync(process.execPath, [CLI, 'call', '--db', join(dir, 'demo'), '.fsi.getTicks', body], { maxBuffer: 1 << 28 });
-  return (JSON.parse(out.toString()) as { payload: Array<Record<string, unknown>> }).payload;
-}
-
 const asText = (v: unknown): string => (v === null ? '' : Array.isArray(v) ? JSON.stringify(v) : String(v));
 
 describe('the app in a browser', () => {
   it('runs a query from the form: chart painted, grid filled, CSV equal to tickscope call', async () => {
-    await page.goto(url);
-    await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
     await page.selectOption('[data-testid="arg-table"]', 'Trade');
     await page.fill('[data-testid="arg-startTS"]', '2024.03.06D14:30:00');
     await page.fill('[data-testid="arg-endTS"]', '2024.03.06D15:30:00');
@@ -94,7 +51,7 @@ describe('the app in a browser', () => {
     const shown = Number((await status.textContent())!.split(' rows')[0]!.replace(/,/g, ''));
 
     const body = await page.locator('[data-testid="request-preview"]').textContent();
-    const payload = call(body!);
+    const payload = callPayload(app.db, body!);
     expect(payload.length).toBeGreaterThan(100);
     expect(shown).toBe(payload.length);
 
@@ -112,7 +69,7 @@ describe('the app in a browser', () => {
 
     // Export: a download of the whole result, equal to the call payload row for row.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
-    const file = join(dir, 'export.csv');
+    const file = join(app.dir, 'export.csv');
     await download.saveAs(file);
     const records = parse(readFileSync(file, 'utf8'), { columns: true }) as Array<Record<string, string>>;
     expect(records).toHaveLength(payload.length);

@@ -4,63 +4,25 @@
  * a plotOrderbookSnapshots result. The request body shown is what is sent, and what `tickscope call`
  * answers for it is what the app shows.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, ARTIFACTS, callPayload, openApp } from './harness.js';
 
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), 'test-results');
-
-let dir: string;
-let server: ChildProcess;
-let browser: Browser;
+let app: App;
 let page: Page;
 
-function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /at (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]! });
-    });
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tickscope-widgets-'));
-  mkdirSync(ARTIFACTS, { recursive: true });
-  execFileSync(process.execPath, [CLI, 'demo', '--db', join(dir, 'demo'), '--days', '1', '--instruments', '6', '--trades-per-day', '10000'], { stdio: 'ignore' });
-  let url: string;
-  ({ proc: server, url } = await startServer(join(dir, 'demo')));
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install Debian's chromium or set CHROMIUM_PATH`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-  page.on('pageerror', (e) => {
-    throw e;
-  });
-  await page.goto(url);
-  await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
+  app = await openApp(['--days', '1', '--instruments', '6', '--trades-per-day', '10000'], 'tickscope-widgets-');
+  page = app.page;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  server?.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => app?.close());
 
 const body = async (): Promise<Record<string, unknown>> => JSON.parse((await page.locator('[data-testid="request-preview"]').textContent())!) as Record<string, unknown>;
 
 function callRows(request: Record<string, unknown>): number {
-  const out = execFileSync(process.execPath, [CLI, 'call', '--db', join(dir, 'demo'), '.fsi.getTicks', JSON.stringify(request)], { maxBuffer: 1 << 28 });
-  return (JSON.parse(out.toString()) as { payload: unknown[] }).payload.length;
+  return callPayload(app.db, JSON.stringify(request)).length;
 }
 
 /** Runs the form's request and waits until the app shows as many rows as `tickscope call` answers for it. */

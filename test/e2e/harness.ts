@@ -1,0 +1,70 @@
+/**
+ * End-to-end set-up shared by the browser tests: a demo database made by the CLI, `tickscope serve`
+ * started as a process, and Debian's Chromium driven by Playwright.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+export const ARTIFACTS = join(process.cwd(), 'test-results');
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+export interface App {
+  /** The temporary folder holding the demo database (`<dir>/demo`). */
+  readonly dir: string;
+  readonly db: string;
+  readonly url: string;
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /at (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ proc, url: m[1]! });
+    });
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+/** Creates a demo database with these `tickscope demo` options, serves it and opens it in Chromium. */
+export async function openApp(demoArgs: readonly string[], prefix: string): Promise<App> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const db = join(dir, 'demo');
+  execFileSync(process.execPath, [CLI, 'demo', '--db', db, ...demoArgs], { stdio: 'ignore' });
+  const { proc, url } = await startServer(db);
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install Debian's chromium or set CHROMIUM_PATH`);
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })).newPage();
+  page.on('pageerror', (e) => {
+    throw e;
+  });
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
+  return {
+    dir,
+    db,
+    url,
+    page,
+    close: async () => {
+      await browser.close();
+      proc.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What `tickscope call` prints for a getTicks body (the payload rows). */
+export function callPayload(db: string, body: string): Array<Record<string, unknown>> {
+  const out = execFileSync(process.execPath, [CLI, 'call', '--db', db, '.fsi.getTicks', body], { maxBuffer: 1 << 28 });
+  return (JSON.parse(out.toString()) as { payload: Array<Record<string, unknown>> }).payload;
+}

@@ -63,6 +63,7 @@ export function ipcHandlers(
       return (await service()).chart(req as ChartRequest);
     },
     identifiers: async (assembly, table) => (await service()).identifiers(str(assembly, 'assembly'), str(table, 'table')),
+    table: async (resultId) => (await service()).table(resultId),
     exportCsv: async (resultId, suggested) => {
       const svc = await service();
       const { rows, chunks } = svc.csv(resultId);

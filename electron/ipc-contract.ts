@@ -12,6 +12,7 @@ export const INVOKE_CHANNELS = {
   chart: 'tickscope:chart',
   identifiers: 'tickscope:identifiers',
   exportCsv: 'tickscope:export-csv',
+  table: 'tickscope:table',
 } as const satisfies Record<keyof BackendApi, string>;
 
 /** Main -> renderer: a menu command ("run", "export"). */

@@ -23,6 +23,7 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),
   exportCsv: (resultId, name) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name),
+  table: (resultId) => ipcRenderer.invoke(INVOKE_CHANNELS.table, resultId),
   onMenu: (listener) => {
     ipcRenderer.on(MENU_CHANNEL, (_event, cmd: MenuCommand) => listener(cmd));
   },

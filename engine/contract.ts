@@ -69,6 +69,8 @@ export type RunResponse =
       readonly idColumn: string | null;
       /** Distinct identifiers in the result (for the chart's instrument picker), ascending. */
       readonly ids: readonly string[];
+      /** getStats: the grouping columns of the result (empty for getTicks). */
+      readonly groupColumns: readonly string[];
     }
   | { readonly ok: false; readonly header: Header };
 
@@ -111,4 +113,9 @@ export interface BackendApi {
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;
   exportCsv(resultId: string, suggestedName: string): Promise<ExportResult>;
+  /** A whole result as Arrow IPC stream bytes (typed columns), up to MAX_TABLE_ROWS rows. */
+  table(resultId: string): Promise<Uint8Array>;
 }
+
+/** The largest result `table` sends whole; larger ones are read through `page` and `chart`. */
+export const MAX_TABLE_ROWS = 2_000_000;

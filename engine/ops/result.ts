@@ -11,4 +11,6 @@ export interface QueryResult {
   readonly tableName: string;
   readonly timeColumn: string | null;
   readonly idColumn: string;
+  /** getStats: the grouping columns of the result. */
+  readonly groupColumns?: readonly string[];
 }

@@ -115,6 +115,14 @@ export async function serve(engine: Engine, opts: ServeOptions): Promise<Running
       return fail(reply, e);
     }
   });
+  app.get('/app/api/results/:id/arrow', async (req, reply) => {
+    try {
+      const bytes = service.table((req.params as { id: string }).id);
+      return reply.type('application/vnd.apache.arrow.stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
   app.get('/app/api/identifiers', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     try {

@@ -4,7 +4,7 @@
  * page of rows it shows and for chart series, never for the whole result.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppInfo, ChartRequest, PageResponse, ResultColumn, RunResponse, TableInfo } from '../contract.js';
+import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, type ResultColumn, type RunResponse, type TableInfo } from '../contract.js';
 import type { SymbolColumn } from '../core/column.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { Engine } from '../engine.js';
@@ -13,6 +13,7 @@ import { textCells } from '../gateway/render.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS } from '../registry/operations.js';
 import type { Database } from '../storage/database.js';
+import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
 import { csvChunks } from './csv.js';
 
@@ -91,6 +92,7 @@ export class AppService {
         timeColumn: result.timeColumn && result.table.has(result.timeColumn) ? result.timeColumn : null,
         idColumn: result.table.has(result.idColumn) ? result.idColumn : null,
         ids: resultIds(result),
+        groupColumns: result.groupColumns ?? [],
       };
     } catch (e) {
       return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
@@ -139,6 +141,15 @@ export class AppService {
     }
     ids.delete('');
     return [...ids].sort();
+  }
+
+  /** A whole result as Arrow IPC bytes (typed); results over MAX_TABLE_ROWS are refused. */
+  table(resultId: unknown): Uint8Array {
+    const r = this.result(resultId);
+    if (r.table.length > MAX_TABLE_ROWS) {
+      throw new TickscopeError('badRequest', `table: the result has ${r.table.length} rows, more than the ${MAX_TABLE_ROWS} sent whole; read it by page or chart`);
+    }
+    return tableToArrow(r.table);
   }
 
   /** A whole result as CSV chunks, and its row count. */

@@ -117,6 +117,21 @@ describe('tickscope serve', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('sends a whole result as typed Arrow: exact nanoseconds, symbols, nulls', async () => {
+    const r = await run({ table: 'Trade', idList: ['MSFT'], columns: ['instrumentID', 'price', 'volume'] });
+    const t = tableFromIPC(new Uint8Array(await (await api(`app/api/results/${r.resultId}/arrow`)).arrayBuffer()));
+    expect(t.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual([
+      'eventTimestamp:Timestamp<NANOSECOND>',
+      'instrumentID:Dictionary<Int32, Utf8>',
+      'price:Float64',
+      'volume:Float64',
+    ]);
+    expect([...(t.getChild('eventTimestamp')!.data[0]!.values as BigInt64Array)].map(String)).toEqual(['1709719200500000000', '1709719201500000000', '1709719202000000000']);
+    expect(t.getChild('instrumentID')!.toArray()).toEqual(['MSFT', 'MSFT', 'MSFT']);
+    expect([t.getChild('price')!.isValid(2), t.getChild('volume')!.isValid(1), t.getChild('volume')!.get(2)]).toEqual([false, false, 5]);
+    expect(r.groupColumns).toEqual([]);
+  });
+
   it('downloads the whole result as CSV equal to the payload, row for row', async () => {
     const r = await run({ table: 'Trade' });
     const res = await fetch(new URL(`app/api/results/${r.resultId}/csv?token=${server.token}&name=t.csv`, server.url));

@@ -37,6 +37,10 @@ export function httpBackend(): BackendApi {
       const res = await request(`app/api/results/${encodeURIComponent(resultId)}/chart`, { method: 'POST', body: JSON.stringify(body) });
       return new Uint8Array(await res.arrayBuffer());
     },
+    table: async (resultId) => {
+      const res = await request(`app/api/results/${encodeURIComponent(resultId)}/arrow`);
+      return new Uint8Array(await res.arrayBuffer());
+    },
     identifiers: (assembly, table) =>
       json<string[]>(`app/api/identifiers?assembly=${encodeURIComponent(assembly)}&table=${encodeURIComponent(table)}`),
     exportCsv: async (resultId, suggestedName): Promise<ExportResult> => {

@@ -1,0 +1,102 @@
+/**
+ * A result as Arrow IPC stream bytes, typed: the renderer charts getStats buckets and groups from it
+ * without per-row objects. Timestamps are timestamp[ns] (exact int64), symbols dictionary-encoded,
+ * numbers float64 (longs included, exact to 2^53), nulls as validity bits.
+ */
+import {
+  Bool,
+  DateDay,
+  Dictionary,
+  DurationNanosecond,
+  Field,
+  Float64,
+  Int32,
+  List,
+  makeData,
+  makeVector,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table as ArrowTable,
+  TimestampNanosecond,
+  tableToIPC,
+  Utf8,
+  type Data,
+  type DataType,
+} from 'apache-arrow';
+import { type Column, int32Pairs } from '../core/column.js';
+import type { Table } from '../core/table.js';
+
+/** Validity bitmap (bit set = valid) and null count from a per-row null test. */
+function validity(n: number, isNull: (i: number) => boolean): { nullBitmap: Uint8Array; nullCount: number } {
+  const nullBitmap = new Uint8Array(Math.ceil(n / 8)).fill(0xff);
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    if (isNull(i)) {
+      nullBitmap[i >> 3]! &= ~(1 << (i & 7));
+      nullCount++;
+    }
+  }
+  return { nullBitmap, nullCount };
+}
+
+function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
+  const enc = new TextEncoder();
+  const parts = values.map((s) => enc.encode(s));
+  const valueOffsets = new Int32Array(values.length + 1);
+  parts.forEach((p, i) => (valueOffsets[i + 1] = valueOffsets[i]! + p.length));
+  const data = new Uint8Array(valueOffsets[values.length]!);
+  parts.forEach((p, i) => data.set(p, valueOffsets[i]!));
+  const v = nulls ? validity(values.length, (i) => values[i] === '') : { nullBitmap: new Uint8Array(0), nullCount: 0 };
+  return makeData({ type: new Utf8(), length: values.length, valueOffsets, data, ...v });
+}
+
+/** One column's Arrow data. */
+function columnData(c: Column, n: number): Data<DataType> {
+  switch (c.type) {
+    case 'float':
+    case 'long':
+    case 'int':
+      return makeData({ type: new Float64(), length: n, data: c.data, ...validity(n, (i) => c.data[i] !== c.data[i]) });
+    case 'timestamp':
+    case 'timespan': {
+      const w = int32Pairs(c.data);
+      const v = validity(n, (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0);
+      return c.type === 'timestamp'
+        ? (makeData({ type: new TimestampNanosecond(), length: n, data: c.data, ...v }) as Data<DataType>)
+        : (makeData({ type: new DurationNanosecond(), length: n, data: c.data, ...v }) as Data<DataType>);
+    }
+    case 'date':
+      return makeData({ type: new DateDay(), length: n, data: c.data, ...validity(n, (i) => c.data[i] === -2147483648) });
+    case 'boolean': {
+      const bits = new Uint8Array(Math.ceil(n / 8));
+      for (let i = 0; i < n; i++) if (c.data[i]) bits[i >> 3]! |= 1 << (i & 7);
+      return makeData({ type: new Bool(), length: n, data: bits });
+    }
+    case 'symbol': {
+      return makeData({
+        type: new Dictionary(new Utf8(), new Int32()),
+        length: n,
+        data: c.codes,
+        dictionary: makeVector(utf8Data(c.dict, false)),
+        ...validity(n, (i) => c.dict[c.codes[i]!] === ''),
+      }) as Data<DataType>;
+    }
+    case 'string':
+      return utf8Data(c.values, true);
+    case 'float[]':
+    case 'long[]': {
+      const child = makeData({ type: new Float64(), length: c.values.length, data: c.values });
+      return makeData({ type: new List(new Field('item', new Float64(), true)), length: n, valueOffsets: c.offsets, child });
+    }
+  }
+}
+
+/** The whole table as Arrow IPC stream bytes. */
+export function tableToArrow(t: Table): Uint8Array {
+  const n = t.length;
+  const datas = t.columns.map((c) => columnData(c, n));
+  const schema = new Schema(t.names.map((name, i) => new Field(name, datas[i]!.type, true)));
+  const struct = makeData({ type: new Struct(schema.fields), length: n, children: datas });
+  return tableToIPC(new ArrowTable([new RecordBatch(schema, struct)]), 'stream');
+}

@@ -31,6 +31,8 @@ export interface TableInfo {
   readonly foreignKeys: Readonly<Record<string, string>>;
   /** Reference tables: the key column. */
   readonly key: string | null;
+  /** Named analytics of getStats for this table: built-in `<agg><Column>` names, then configured ones. */
+  readonly analytics: readonly string[];
   readonly rows: number;
   /** First and last partition dates (UTC), for partitioned tables with data. */
   readonly firstDate: string | null;

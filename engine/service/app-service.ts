@@ -13,6 +13,7 @@ import { textCells } from '../gateway/render.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS } from '../registry/operations.js';
 import type { Database } from '../storage/database.js';
+import { analyticsOf } from '../ops/stats/analytics.js';
 import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
 import { csvChunks } from './csv.js';
@@ -31,6 +32,7 @@ function tableInfo(db: Database, name: string): TableInfo {
     columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
     foreignKeys: t.foreignKeys,
     key: t.key ?? null,
+    analytics: [...analyticsOf(t, db.config).keys()],
     rows: db.rowCount(name),
     firstDate: keys[0] ?? null,
     lastDate: keys[keys.length - 1] ?? null,

@@ -14,10 +14,11 @@ const TABLES: TableInfo[] = [
     name: 'Trade', kind: 'partitioned', timeColumn: 'eventTimestamp', idColumn: 'instrumentID', key: null, rows: 10, firstDate: '2024-03-06', lastDate: '2024-03-06',
     columns: [col('eventTimestamp', 'timestamp'), col('instrumentID', 'symbol'), col('exchTime', 'timestamp'), col('price', 'float'), col('volume', 'long')],
     foreignKeys: { instrumentID: 'Instrument' },
+    analytics: ['firstPrice', 'vwap'],
   },
   {
     name: 'Instrument', kind: 'reference', timeColumn: null, idColumn: 'instrumentID', key: 'instrumentID', rows: 2, firstDate: null, lastDate: null,
-    columns: [col('instrumentID', 'symbol'), col('sector', 'symbol'), col('lotSize', 'long')], foreignKeys: {},
+    columns: [col('instrumentID', 'symbol'), col('sector', 'symbol'), col('lotSize', 'long')], foreignKeys: {}, analytics: [],
   },
 ];
 

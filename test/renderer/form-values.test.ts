@@ -17,7 +17,7 @@ const table = (name: string, columns: Array<[string, TableInfo['columns'][number
   key: null,
   rows: 1,
   firstDate: null,
-  lastDate: null,
+  lastDate: null, analytics: [],
 });
 
 const trade = table('Trade', [['eventTimestamp', 'timestamp'], ['instrumentID', 'symbol'], ['exchTime', 'timestamp'], ['price', 'float'], ['conditions', 'symbol']], { instrumentID: 'Instrument' });

@@ -3,6 +3,7 @@
  * Every gateway (CLI `call`, REST, q IPC, the app) goes through `Engine.call`.
  */
 import { argError, TickscopeError } from './core/errors.js';
+import { getStats } from './ops/get-stats.js';
 import { getTicks } from './ops/get-ticks.js';
 import type { QueryResult } from './ops/result.js';
 import { type DecodedArgs, decodeArgs } from './registry/decode.js';
@@ -14,6 +15,7 @@ type Implementation = (db: Database, args: DecodedArgs) => QueryResult;
 
 const IMPLEMENTATIONS: Partial<Record<OperationName, Implementation>> = {
   getTicks,
+  getStats,
 };
 
 export class Engine {

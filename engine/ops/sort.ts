@@ -7,9 +7,10 @@ import { argError } from '../core/errors.js';
 import type { Table } from '../core/table.js';
 import type { SortKey } from '../registry/decode.js';
 
-type RowCompare = (a: number, b: number) => number;
+export type RowCompare = (a: number, b: number) => number;
 
-function columnComparator(c: Column): RowCompare {
+/** Compares rows of a column (nulls smallest); the sort order of sortCols and of group keys. */
+export function columnComparator(c: Column): RowCompare {
   switch (c.type) {
     case 'float':
     case 'long':

@@ -70,7 +70,8 @@ const decodeSymbols: Decoder<string[]> = (v, a) => {
     throw bad(a, v, 'a list of names such as ["AAPL","MSFT"] (or one name)');
   }
   const names = (list as string[]).filter((s) => s !== '');
-  return names.length === 0 ? undefined : names;
+  if (names.length === 0) return a.emptyMeansNone && Array.isArray(list) && list.length === 0 ? [] : undefined;
+  return names;
 };
 
 const decodeTimestamp: Decoder<TimestampLiteral> = (v, a) => {

@@ -113,7 +113,7 @@ const agg = arg({
 });
 const groupBy = arg({
   name: 'groupBy', type: 'symbols', required: false, default: 'identifier column', widget: 'columns',
-  example: ['instrumentID'],
+  example: ['instrumentID'], emptyMeansNone: true,
   doc: 'Columns to group by (default the identifier column; [] for one group).',
 });
 const granularity = arg({
@@ -180,7 +180,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/getStats'],
     doc: 'Aggregates of a table over a window: analytics, parse trees, groups, time buckets, moving windows.',
     args: GETSTATS_ARGS,
-    supported: [],
+    supported: GETSTATS_ARGS.map((a) => a.name),
   },
   {
     name: 'getOrderAnalyticSummary',

@@ -52,6 +52,8 @@ export interface ArgSpec {
   readonly widget: Widget;
   /** A REST-encoded example value (used by the docs and the conformance test). */
   readonly example: unknown;
+  /** An explicitly empty list is a value of its own (groupBy [] is one group), not "not given". */
+  readonly emptyMeansNone?: true;
 }
 
 export type OperationName = 'getTicks' | 'getStats' | 'getOrderAnalyticSummary' | 'generateOrderAnalytics';

@@ -191,15 +191,15 @@ function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, 
   return { type: c.type, data: d };
 }
 
-/** The table with nulls filled per identifier, in its current (time) order. */
-export function fillTable(t: Table, mode: FillMode, idColumn: string | null, timeColumn: string | null): Table {
+/** The table with nulls filled per identifier, in its current (time) order; `keep` columns stay as they are. */
+export function fillTable(t: Table, mode: FillMode, idColumn: string | null, timeColumn: string | null, keep: ReadonlySet<string> = new Set()): Table {
   if (mode === 'null') return t;
   const groups = groupOfRows(t, idColumn);
   const time = timeColumn ? t.get(timeColumn) : undefined;
   const timeData = time?.type === 'timestamp' ? time.data : null;
   const columns = t.columns.map((c, i) => {
     const name = t.names[i]!;
-    if (name === idColumn || name === timeColumn || !hasNull(c)) return c;
+    if (name === idColumn || name === timeColumn || keep.has(name) || !hasNull(c)) return c;
     const numeric = c.type === 'float' || c.type === 'long' || c.type === 'int';
     if (mode === 'zero') return numeric ? { type: c.type, data: c.data.map((x) => (x !== x ? 0 : x)) } : c;
     if (mode === 'forward' || !numeric) return forward(c, groups);

@@ -1,0 +1,102 @@
+/**
+ * Arguments getTicks and getStats share (SPEC 4, 5): each checked with an error naming it, turned into
+ * what the row selection needs.
+ */
+import { gatherParts } from '../../core/column.js';
+import { argError, TickscopeError } from '../../core/errors.js';
+import { Table } from '../../core/table.js';
+import { formatTimespan } from '../../core/time.js';
+import type { DecodedArgs } from '../../registry/decode.js';
+import type { Database } from '../../storage/database.js';
+import { columnOf, type TableSchema } from '../../storage/schema.js';
+import { compileFilter, listFilter, type Predicate } from '../filter/compile.js';
+import { isQText, parseFilterQ } from '../filter/parse-q.js';
+import { parseFilterText } from '../filter/parse-text.js';
+import { allOf, type FilterNode } from '../filter/tree.js';
+import type { Selection } from './select.js';
+import { checkSlice } from './slice.js';
+
+export const columnNames = (t: TableSchema): string => t.columns.map((c) => c.name).join(', ');
+
+/** An error naming the argument unless the table has the column. */
+export function checkColumn(t: TableSchema, arg: string, name: string): void {
+  if (!columnOf(t, name)) throw argError('unknownColumn', arg, name, `is not a column of ${t.name}`, `one of ${columnNames(t)}`);
+}
+
+/** The filter argument in any of its forms, compiled against the table. */
+export function filterPredicate(t: TableSchema, args: DecodedArgs, inputTZ: string): Predicate | undefined {
+  const f = args.get('filter', 'filter');
+  if (!f) return undefined;
+  const tree = f.kind === 'list' ? listFilter(f.clauses) : isQText(f.text) ? parseFilterQ(f.text) : parseFilterText(f.text);
+  return compileFilter(tree, t, inputTZ);
+}
+
+/** idList through config.json's idMap when idMapping is 1b. */
+export function mappedIds(db: Database, args: DecodedArgs): string[] | undefined {
+  const ids = args.get('idList', 'symbols');
+  if (!args.get('idMapping', 'boolean')) return ids;
+  const map = db.config.idMap;
+  if (Object.keys(map).length === 0) {
+    throw new TickscopeError('requirement', `idMapping: 1b needs an idMap in ${db.name}'s config.json (custom identifier -> stored identifier); none is configured`);
+  }
+  return ids?.map((id) => map[id] ?? id);
+}
+
+/** The configured filter rule, as a predicate on its column. */
+export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedArgs): Predicate | undefined {
+  const name = args.get('filterRule', 'symbol');
+  if (!name) return undefined;
+  const rules = db.config.filterRules;
+  const rule = rules[name];
+  if (!rule) {
+    const known = Object.keys(rules);
+    throw new TickscopeError(
+      'requirement',
+      `filterRule: ${JSON.stringify(name)} is not a filter rule of ${db.name}'s config.json; ${known.length ? `expected one of ${known.join(', ')}` : 'it needs filterRules in config.json, and none is configured'}`,
+    );
+  }
+  checkColumn(t, 'filterRule', rule.column);
+  const source = { [name]: rule };
+  const isIn = (value: readonly string[]): FilterNode => ({ kind: 'clause', fn: 'in', column: rule.column, value, source });
+  const tree = allOf([
+    ...(rule.include ? [isIn(rule.include)] : []),
+    ...(rule.exclude ? [{ kind: 'not', child: isIn(rule.exclude) } as const] : []),
+  ]);
+  return compileFilter(tree, t, 'UTC', 'filterRule');
+}
+
+/** The column the window applies to: timeCol when given (a timestamp column), else the partition column. */
+export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undefined {
+  const timeCol = args.get('timeCol', 'symbol');
+  if (!timeCol) return t.timeColumn;
+  const def = columnOf(t, timeCol);
+  const stamps = t.columns.filter((c) => c.type === 'timestamp').map((c) => c.name);
+  if (!def) throw argError('unknownColumn', 'timeCol', timeCol, `is not a column of ${t.name}`, `a timestamp column: ${stamps.join(', ')}`);
+  if (def.type !== 'timestamp') throw argError('columnType', 'timeCol', timeCol, `is a ${def.type} column`, `a timestamp column of ${t.name}: ${stamps.join(', ')}`);
+  if (t.kind === 'reference') throw argError('columnType', 'timeCol', timeCol, `applies to ${t.name}, a reference table without a time partition`, 'a partitioned table');
+  return timeCol;
+}
+
+/** temporality and slice, checked together: slice needs temporality slice and the other way round. */
+export function sliceArg(args: DecodedArgs): [number, number] | undefined {
+  const temporality = args.get('temporality', 'symbol') ?? 'continuous';
+  const slice = args.get('slice', 'timespanPair');
+  if (temporality === 'slice') {
+    if (!slice) throw new TickscopeError('requirement', 'temporality: slice needs slice, the start and end time of day such as ["09:30","16:00"]');
+    return checkSlice(slice);
+  }
+  if (slice) throw new TickscopeError('requirement', `slice: ${JSON.stringify(slice.map(formatTimespan))} is only used with temporality slice; add "temporality":"slice"`);
+  return undefined;
+}
+
+/** Gathers the needed columns of the selected rows, partitions concatenated in order. */
+export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[]): Table {
+  const columns = names.map((name) =>
+    gatherParts(
+      columnOf(t, name)!.type,
+      sel.parts.map(({ source, rows }) => ({ column: source.column(name), rows })),
+    ),
+  );
+  return new Table(names, columns, sel.parts.reduce((s, p) => s + p.rows.length, 0));
+}
+

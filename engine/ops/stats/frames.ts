@@ -1,0 +1,170 @@
+/**
+ * Cells and frames of getStats. A cell is one group in one bucket; output cells are ordered by bucket,
+ * then group key (SPEC 5.2). Three frames feed the aggregates:
+ * - plain: each row in the cell of its bucket and group;
+ * - moving, combinable: rows reduced into cells of small "atoms" (gcd of window and granularity), each
+ *   bucket's window combining the atoms it covers (no row is copied);
+ * - moving, expanded: each window lists its rows (for med, distinct and ordered operators).
+ */
+import type { Table } from '../../core/table.js';
+import type { Frame } from './aggregates.js';
+
+/** The output cells: bucket and group of each, in output order. */
+export interface Layout {
+  readonly out: number;
+  readonly bucket: Int32Array;
+  readonly group: Int32Array;
+}
+
+/** Output cells from (bucket, group) keys, ordered by bucket then group rank. */
+export function layoutOf(keys: ReadonlyArray<readonly [number, number]>, rank: Int32Array): Layout {
+  const sorted = [...keys].sort((a, b) => a[0] - b[0] || rank[a[1]]! - rank[b[1]]!);
+  return {
+    out: sorted.length,
+    bucket: Int32Array.from(sorted, (k) => k[0]),
+    group: Int32Array.from(sorted, (k) => k[1]),
+  };
+}
+
+/** A cell index per (bucket, group): a dense table when small, a map otherwise. */
+function cellIndex(layout: Layout, groups: number): (bucket: number, group: number) => number {
+  const maxBucket = layout.bucket.reduce((m, b) => Math.max(m, b), -1) + 1;
+  if (maxBucket * groups <= 20_000_000) {
+    const table = new Int32Array(Math.max(1, maxBucket * groups)).fill(-1);
+    for (let o = 0; o < layout.out; o++) table[layout.bucket[o]! * groups + layout.group[o]!] = o;
+    return (b, g) => (b < 0 || b >= maxBucket ? -1 : table[b * groups + g]!);
+  }
+  const map = new Map<number, number>();
+  for (let o = 0; o < layout.out; o++) map.set(layout.bucket[o]! * groups + layout.group[o]!, o);
+  return (b, g) => map.get(b * groups + g) ?? -1;
+}
+
+/** The (bucket, group) pairs rows fall in. */
+export function presentKeys(bucketOf: Int32Array, groupOf: Int32Array, groups: number): Array<[number, number]> {
+  const seen = new Set<number>();
+  const keys: Array<[number, number]> = [];
+  for (let i = 0; i < bucketOf.length; i++) {
+    const b = bucketOf[i]!;
+    if (b < 0) continue;
+    const key = b * groups + groupOf[i]!;
+    if (!seen.has(key)) {
+      seen.add(key);
+      keys.push([b, groupOf[i]!]);
+    }
+  }
+  return keys;
+}
+
+/** The plain frame: every row with a bucket, in the output cell of its (bucket, group). */
+export function plainFrame(table: Table, layout: Layout, bucketOf: Int32Array, groupOf: Int32Array, groups: number): Frame {
+  const index = cellIndex(layout, groups);
+  const n = bucketOf.length;
+  const cell = new Int32Array(n);
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const c = bucketOf[i]! < 0 ? -1 : index(bucketOf[i]!, groupOf[i]!);
+    cell[i] = c;
+    if (c >= 0) kept++;
+  }
+  if (kept === n) return { table, n, cell, cells: layout.out, out: layout.out };
+  const rows = new Int32Array(kept);
+  const cells = new Int32Array(kept);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    if (cell[i]! < 0) continue;
+    rows[k] = i;
+    cells[k++] = cell[i]!;
+  }
+  return { table, rows, n: kept, cell: cells, cells: layout.out, out: layout.out };
+}
+
+/**
+ * Moving-window frames. `atomOf` is each row's atom (bucket of the gcd granularity, -1 outside),
+ * `perBucket` atoms per bucket and `perWindow` atoms per window: bucket k's window is atoms
+ * [(k+1)·perBucket - perWindow, (k+1)·perBucket).
+ */
+export function movingFrames(
+  table: Table,
+  layout: Layout,
+  atomOf: Int32Array,
+  groupOf: Int32Array,
+  groups: number,
+  perBucket: number,
+  perWindow: number,
+): { combined: Frame; expanded: () => Frame } {
+  // Reduce cells: the (atom, group) pairs present, ordered by group then atom.
+  const keys = presentKeys(atomOf, groupOf, groups).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const cells = keys.length;
+  const idOf = new Map<number, number>();
+  keys.forEach(([a, g], c) => idOf.set(a * groups + g, c));
+  const n = atomOf.length;
+  const cell = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) if (atomOf[i]! >= 0) cell[i] = idOf.get(atomOf[i]! * groups + groupOf[i]!)!;
+  // Each group's atoms are contiguous in `keys`: find a window's range by binary search.
+  const groupStart = new Int32Array(groups + 1).fill(-1);
+  keys.forEach(([, g], c) => {
+    if (groupStart[g]! < 0) groupStart[g] = c;
+  });
+  groupStart[groups] = cells;
+  for (let g = groups - 1; g >= 0; g--) if (groupStart[g]! < 0) groupStart[g] = groupStart[g + 1]!;
+  const lowerBound = (from: number, to: number, atom: number): number => {
+    let a = from;
+    let b = to;
+    while (a < b) {
+      const m = (a + b) >> 1;
+      if (keys[m]![0] < atom) a = m + 1;
+      else b = m;
+    }
+    return a;
+  };
+  const order = Int32Array.from({ length: cells }, (_, c) => c);
+  const lo = new Int32Array(layout.out);
+  const hi = new Int32Array(layout.out);
+  for (let o = 0; o < layout.out; o++) {
+    const g = layout.group[o]!;
+    const last = (layout.bucket[o]! + 1) * perBucket;
+    const first = Math.max(0, last - perWindow);
+    const from = groupStart[g]!;
+    const to = groupStart[g + 1]!;
+    lo[o] = lowerBound(from, to, first);
+    hi[o] = lowerBound(lo[o]!, to, last);
+  }
+  const rowsKept: number[] = [];
+  const cellsKept: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (cell[i]! < 0) continue;
+    rowsKept.push(i);
+    cellsKept.push(cell[i]!);
+  }
+  const combined: Frame = {
+    table,
+    rows: Int32Array.from(rowsKept),
+    n: rowsKept.length,
+    cell: Int32Array.from(cellsKept),
+    cells,
+    out: layout.out,
+    windows: { order, lo, hi },
+  };
+  const expanded = (): Frame => {
+    // rows of each reduce cell, in time order, then each window's rows in turn
+    const counts = new Int32Array(cells + 1);
+    for (const c of cellsKept) counts[c + 1]!++;
+    for (let c = 1; c <= cells; c++) counts[c]! += counts[c - 1]!;
+    const byCell = new Int32Array(rowsKept.length);
+    const at = counts.slice(0, cells);
+    rowsKept.forEach((r, k) => (byCell[at[cellsKept[k]!]!++] = r));
+    let total = 0;
+    for (let o = 0; o < layout.out; o++) total += counts[hi[o]!]! - counts[lo[o]!]!;
+    const rows = new Int32Array(total);
+    const outCell = new Int32Array(total);
+    let e = 0;
+    for (let o = 0; o < layout.out; o++) {
+      for (let j = counts[lo[o]!]!; j < counts[hi[o]!]!; j++) {
+        rows[e] = byCell[j]!;
+        outCell[e++] = o;
+      }
+    }
+    return { table, rows, n: total, cell: outCell, cells: layout.out, out: layout.out };
+  };
+  return { combined, expanded };
+}

@@ -1,0 +1,111 @@
+/**
+ * Parse trees of getStats (SPEC 5.1): `[op, arg, ...]` where an arg is a column name, a numeric
+ * literal (REST: a numeric string), `i` (the row index) or another tree. This file knows the operators
+ * and checks a tree against a table's columns before anything runs.
+ */
+import { argError } from '../../core/errors.js';
+import type { ParseTree } from '../../storage/config.js';
+
+/** Aggregates: a vector of a group's rows to one value. */
+export const AGGREGATES = {
+  first: 1, last: 1, min: 1, max: 1, sum: 1, avg: 1, med: 1, count: 1, dev: 1, sdev: 1, var: 1, svar: 1, wavg: 2, wsum: 2,
+} as const;
+/** Element-wise operators and their arity. */
+export const ELEMENTWISE = {
+  '+': 2, '-': 2, '*': 2, '%': 2, '/': 2, '=': 2, '<>': 2, '<': 2, '>': 2, '<=': 2, '>=': 2, '&': 2, '|': 2,
+  neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, floor: 1, ceiling: 1, signum: 1,
+} as const;
+/** Operators that depend on the order of a group's rows (uniform: one value per row). */
+export const ORDERED = { prev: 1, next: 1, deltas: 1, ratios: 1, sums: 1, fills: 1 } as const;
+/** `distinct` keeps each value once per group; only `count`, `sum`, `avg`... of it reduce. */
+export const DISTINCT = 'distinct';
+
+export type AggregateOp = keyof typeof AGGREGATES;
+export type ElementwiseOp = keyof typeof ELEMENTWISE;
+export type OrderedOp = keyof typeof ORDERED;
+
+/** A checked tree: column references, literals, the row index, and operator nodes. */
+export type Node =
+  | { readonly k: 'col'; readonly name: string }
+  | { readonly k: 'lit'; readonly value: number }
+  | { readonly k: 'index' }
+  | { readonly k: 'agg'; readonly op: AggregateOp; readonly args: readonly Node[] }
+  | { readonly k: 'elem'; readonly op: ElementwiseOp; readonly args: readonly Node[] }
+  | { readonly k: 'ordered'; readonly op: OrderedOp; readonly args: readonly Node[] }
+  | { readonly k: 'distinct'; readonly arg: Node };
+
+const OPERATORS = [...Object.keys(AGGREGATES), ...Object.keys(ELEMENTWISE), ...Object.keys(ORDERED), DISTINCT];
+
+/** Checks a JSON parse tree against the available columns; errors name the tree and the argument. */
+export function checkTree(tree: unknown, columns: ReadonlySet<string>, arg: string, whole: unknown = tree): Node {
+  const fail = (problem: string, expected: string): never => {
+    throw argError('badValue', arg, whole, problem, expected);
+  };
+  if (typeof tree === 'number') return Number.isFinite(tree) ? { k: 'lit', value: tree } : fail(`has the literal ${tree}`, 'a finite number');
+  if (typeof tree === 'string') {
+    if (tree === 'i') return { k: 'index' };
+    if (columns.has(tree)) return { k: 'col', name: tree };
+    if (tree.trim() !== '' && !Number.isNaN(Number(tree))) return { k: 'lit', value: Number(tree) };
+    return fail(`names ${JSON.stringify(tree)}, which is not a column`, `a column (${[...columns].join(', ')}), a number, i, or a tree`);
+  }
+  if (!Array.isArray(tree) || tree.length === 0 || typeof tree[0] !== 'string') {
+    return fail(`has ${JSON.stringify(tree)}, which is not a tree`, '[operator, argument, ...] such as ["max","price"]');
+  }
+  const [op, ...rest] = tree as [string, ...unknown[]];
+  const args = (): Node[] => rest.map((a) => checkTree(a, columns, arg, whole));
+  const arity = (want: number): void => {
+    if (rest.length !== want) fail(`has ${op} with ${rest.length} argument${rest.length === 1 ? '' : 's'}`, `${op} with ${want}`);
+  };
+  if (op in AGGREGATES) {
+    arity(AGGREGATES[op as AggregateOp]);
+    return { k: 'agg', op: op as AggregateOp, args: args() };
+  }
+  if (op in ELEMENTWISE) {
+    arity(ELEMENTWISE[op as ElementwiseOp]);
+    return { k: 'elem', op: op as ElementwiseOp, args: args() };
+  }
+  if (op in ORDERED) {
+    arity(ORDERED[op as OrderedOp]);
+    return { k: 'ordered', op: op as OrderedOp, args: args() };
+  }
+  if (op === DISTINCT) {
+    arity(1);
+    return { k: 'distinct', arg: args()[0]! };
+  }
+  return fail(`has operator ${JSON.stringify(op)}`, `one of ${OPERATORS.join(' ')}`);
+}
+
+/** Columns a tree reads. */
+export function treeColumns(n: Node, out = new Set<string>()): Set<string> {
+  if (n.k === 'col') out.add(n.name);
+  else if (n.k === 'agg' || n.k === 'elem' || n.k === 'ordered') for (const a of n.args) treeColumns(a, out);
+  else if (n.k === 'distinct') treeColumns(n.arg, out);
+  return out;
+}
+
+/**
+ * True when a moving window can be computed from partial aggregates of its pieces: every aggregate
+ * is decomposable (not med, not over distinct), no aggregate is nested in another, and no ordered
+ * operator is used.
+ */
+export function combinable(n: Node, insideAgg = false): boolean {
+  switch (n.k) {
+    case 'col':
+    case 'lit':
+    case 'index':
+      return true;
+    case 'distinct':
+    case 'ordered':
+      return false;
+    case 'agg':
+      if (insideAgg || n.op === 'med') return false;
+      return n.args.every((a) => combinable(a, true));
+    case 'elem':
+      return n.args.every((a) => combinable(a, insideAgg));
+  }
+}
+
+/** A tree as JSON text, for error messages. */
+export function showTree(t: ParseTree): string {
+  return JSON.stringify(t);
+}

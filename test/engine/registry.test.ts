@@ -110,13 +110,13 @@ describe('registry conformance', () => {
 
   it('answers an operation not implemented yet with ac 8 after validating its arguments', () => {
     const engine = makeEngine({});
-    expect(() => engine.call('.fsi.getStats', { table: 'Trade', granularity: 'x' })).toThrow(/granularity: "x" is not an integer/);
+    expect(() => engine.call('getOrderAnalyticSummary', { table: 'OrderAnalytics', summaryFunctions: 42 })).toThrow(/summaryFunctions: 42 is not valid/);
     try {
-      engine.call('.fsi.getStats', { table: 'Trade' });
+      engine.call('getOrderAnalyticSummary', { table: 'OrderAnalytics' });
       throw new Error('expected an error');
     } catch (err) {
       expect((err as TickscopeError).ac).toBe(8);
-      expect((err as TickscopeError).message).toMatch(/^getStats: not supported yet/);
+      expect((err as TickscopeError).message).toMatch(/^getOrderAnalyticSummary: not supported yet/);
     }
   });
 

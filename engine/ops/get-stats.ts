@@ -150,10 +150,16 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
   if (buckets && racking && buckets.count * groupCount > MAX_CELLS) {
     throw argError('badValue', 'granularity', granularity, `gives ${buckets.count} buckets × ${groupCount} groups, more than ${MAX_CELLS} cells to rack`, 'a coarser granularity, a shorter window or fewer groups');
   }
+  // Moving windows read atoms of gcd(window, granularity) units: bucket k covers atoms
+  // [(k+1)·perBucket - perWindow, (k+1)·perBucket).
+  const atomSize = moving && unit ? gcd(moving, granularity) : 0;
+  const atomOf = moving && unit ? makeBuckets(unit, atomSize, window.start, window.end, inputTZ).assign(words, undefined, table.length) : undefined;
+  const perBucket = atomSize ? granularity / atomSize : 1;
+  const perWindow = atomSize ? moving! / atomSize : 1;
   const keys: Array<[number, number]> = racking
     ? rackedKeys(buckets!, groupCount, allowed)
-    : moving && buckets
-      ? movingKeys(buckets, bucketOf, groups.ofRow, groupCount, granularity, moving, allowed)
+    : atomOf && buckets
+      ? movingKeys(buckets.count, atomOf, groups.ofRow, groupCount, perBucket, perWindow, allowed)
       : unit || table.length > 0 || groupCols.length > 0
         ? presentKeys(bucketOf, groups.ofRow, groupCount).filter(([b, g]) => allowed(b, g))
         : [[0, 0]];
@@ -162,11 +168,8 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
   // Evaluate every output over the cells.
   const columns = new Map<string, ReturnType<typeof vecToColumn>>();
   if (outputs.length > 0) {
-    if (moving && unit) {
-      const d = gcd(moving, granularity);
-      const atoms = makeBuckets(unit, d, window.start, window.end, inputTZ);
-      const atomOf = atoms.assign(words, undefined, table.length);
-      const frames = movingFrames(table, layout, atomOf, groups.ofRow, groupCount, granularity / d, moving / d);
+    if (atomOf) {
+      const frames = movingFrames(table, layout, atomOf, groups.ofRow, groupCount, perBucket, perWindow);
       let expanded: ReturnType<typeof frames.expanded> | undefined;
       for (const o of outputs) {
         const frame = combinable(o.node) ? frames.combined : (expanded ??= frames.expanded());
@@ -311,20 +314,21 @@ function rackedKeys(buckets: Buckets, groups: number, allowed: (b: number, g: nu
 
 /** Moving windows without racking: the buckets of each group whose window holds rows. */
 function movingKeys(
-  buckets: Buckets,
-  bucketOf: Int32Array,
+  count: number,
+  atomOf: Int32Array,
   groupOf: Int32Array,
   groups: number,
-  granularity: number,
-  moving: number,
+  perBucket: number,
+  perWindow: number,
   allowed: (b: number, g: number) => boolean,
 ): Array<[number, number]> {
-  // A bucket's window reaches back ceil(moving / granularity) - 1 buckets.
-  const reach = Math.max(0, Math.ceil(moving / granularity) - 1);
   const seen = new Set<number>();
   const keys: Array<[number, number]> = [];
-  for (const [b, g] of presentKeys(bucketOf, groupOf, groups)) {
-    for (let k = b; k <= Math.min(buckets.count - 1, b + reach); k++) {
+  for (const [a, g] of presentKeys(atomOf, groupOf, groups)) {
+    // atom a lies in the window of bucket k when (k+1)·perBucket - perWindow <= a < (k+1)·perBucket
+    const first = Math.ceil((a + 1) / perBucket) - 1;
+    const last = Math.min(count - 1, Math.floor((a + perWindow) / perBucket) - 1);
+    for (let k = Math.max(0, first); k <= last; k++) {
       const key = k * groups + g;
       if (!seen.has(key) && allowed(k, g)) {
         seen.add(key);

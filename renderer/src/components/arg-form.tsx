@@ -3,7 +3,7 @@
  * with its doc as a tooltip, its default as a placeholder and a widget picked by its declared
  * `widget`. A new argument in the registry shows up here without UI code.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import type { OperationSpec, TableInfo } from '../../../engine/contract';
 import { type FormValue, type FormValues, textOf } from '../form/values';
 import { buildArgs } from '../store/request';
@@ -59,6 +59,8 @@ export interface ArgFormViewProps {
   readonly assemblies: readonly string[];
   readonly assembly: string;
   readonly filterRules: readonly string[];
+  /** Exchanges of ExchangeHolidayCal, offered by applyHolidayCalendar. */
+  readonly exchanges?: readonly string[];
   readonly formError: string | null;
   readonly setField: (name: string, value: FormValue) => void;
   readonly setAssembly: (name: string) => void;
@@ -97,6 +99,7 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           assembly={p.assembly}
           setAssembly={p.setAssembly}
           filterRules={p.filterRules}
+          {...(p.exchanges ? { exchanges: p.exchanges } : {})}
           supported={op.supported.length > 0 && op.supported.includes(arg.name)}
         />
       ))}
@@ -111,16 +114,14 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           <option key={i} value={i} />
         ))}
       </datalist>
-      <datalist id="holiday-values">
-        <option value="1b" />
-        <option value="0b" />
-      </datalist>
       <button type="submit" hidden />
     </form>
   );
 }
 
 const NO_VALUES: FormValues = {};
+/** The holiday calendar table (SPEC 3.1); its identifiers are its exchanges. */
+const HOLIDAY_TABLE = 'ExchangeHolidayCal';
 
 /** The form of the selected operation, bound to the store. */
 export function ArgForm(): React.JSX.Element {
@@ -134,16 +135,22 @@ export function ArgForm(): React.JSX.Element {
   const formError = useStore((s) => s.formError);
   const assemblies = useMemo(() => info?.assemblies.map((a) => a.name) ?? [], [info]);
   const op = operationSpec(info, operation);
+  const tables = tablesOf({ info, assembly });
+  const wantsCalendar = !!op?.args.some((a) => a.widget === 'holiday') && tables.some((t) => t.name === HOLIDAY_TABLE);
+  useEffect(() => {
+    if (wantsCalendar) void useStore.getState().loadIdentifiers(HOLIDAY_TABLE);
+  }, [wantsCalendar, assembly]);
   if (!op) return <div className="form-panel muted">Loading…</div>;
   return (
     <ArgFormView
       op={op}
       values={values}
-      tables={tablesOf({ info, assembly })}
+      tables={tables}
       ids={identifiers[`${assembly}/${textOf(values['table'])}`] ?? []}
       assemblies={assemblies}
       assembly={assembly}
       filterRules={info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? []}
+      exchanges={identifiers[`${assembly}/${HOLIDAY_TABLE}`] ?? []}
       formError={formError}
       setField={setField}
       setAssembly={setAssembly}

@@ -2,8 +2,9 @@
  * What the form holds per argument. Plain text stays the power user's way in (and what scripts,
  * tests and older forms set); the richer widgets keep structured values the request body is built
  * from: rows of text cells (filter, sortCols and refFilter builders) and chips plus the text still
- * being typed (multi-selects).
+ * being typed (multi-selects), and the agg builder's output rows.
  */
+import type { TreeArg } from './agg-tree';
 
 /** Builder rows: each row is the text of its cells, exactly as typed. */
 export interface RowsValue {
@@ -18,7 +19,23 @@ export interface ListValue {
   readonly draft: string;
 }
 
-export type FormValue = string | boolean | RowsValue | ListValue;
+/** The agg builder: output rows of parse trees (REST JSON) and the format they are sent in (INTERFACE 4.2.2). */
+export interface AggValue {
+  readonly kind: 'agg';
+  readonly format: AggFormat;
+  readonly rows: readonly AggRow[];
+}
+
+/** dict: {"name": tree}; list: [tree, ...] named aggregation1, ...; triplets: [[name, op, column], ...]. */
+export type AggFormat = 'dict' | 'list' | 'triplets';
+
+/** One output: its name (empty: a default) and its tree (REST JSON: strings and nested arrays). */
+export interface AggRow {
+  readonly name: string;
+  readonly tree: TreeArg;
+}
+
+export type FormValue = string | boolean | RowsValue | ListValue | AggValue;
 export type FormValues = Readonly<Record<string, FormValue>>;
 
 /** Rows as a form value. */
@@ -35,6 +52,9 @@ export const isRows = (v: FormValue | undefined): v is RowsValue => typeof v ===
 
 /** True for a multi-select value. */
 export const isList = (v: FormValue | undefined): v is ListValue => typeof v === 'object' && v.kind === 'list';
+
+/** True for the agg builder's value. */
+export const isAgg = (v: FormValue | undefined): v is AggValue => typeof v === 'object' && v.kind === 'agg';
 
 /** Splits a typed list the way older forms did: commas and whitespace separate names. */
 export const splitWords = (text: string): string[] =>

@@ -2,15 +2,17 @@
  * From form values to the JSON body of a call, REST-style (SPEC 2): what the form sends is exactly
  * what a script would POST, so the preview can be copied. Text values keep their older meaning
  * (lists split on commas and spaces, JSON parsed); builder rows and multi-selects become the same
- * REST shapes (lists of strings, filter triples, sortCols pairs, refFilter objects).
+ * REST shapes (lists of strings, filter triples, sortCols pairs, refFilter objects, agg trees). An
+ * explicitly empty list ("[]", the "no grouping" choice of groupBy) is sent as [].
  */
 import type { ArgSpec, OperationSpec } from '../../../engine/contract';
+import { aggBody } from '../form/agg-body';
 import { filterRowsBody } from '../form/filter-rows';
 import { refRowsBody } from '../form/ref-filter-rows';
 import { sortRowsBody } from '../form/sort-rows';
-import { type FormValue, type FormValues, isList, isRows, namesOf, splitWords } from '../form/values';
+import { type FormValue, type FormValues, isAgg, isList, isRows, namesOf, splitWords } from '../form/values';
 
-export type { FormValue, FormValues, ListValue, RowsValue } from '../form/values';
+export type { AggValue, FormValue, FormValues, ListValue, RowsValue } from '../form/values';
 
 function parseJsonish(arg: ArgSpec, text: string): unknown {
   const t = text.trim();
@@ -43,6 +45,7 @@ export function argValue(arg: ArgSpec, v: FormValue | undefined): unknown {
   if (v === undefined || v === '' || v === false) return undefined;
   if (v === true) return '1b';
   if (isRows(v)) return rowsArg(arg, v.rows);
+  if (isAgg(v)) return aggBody(v, arg.name);
   if (isList(v)) {
     const names = namesOf(v, arg.widget === 'identifiers');
     return names.length ? names : undefined;
@@ -58,6 +61,9 @@ export function argValue(arg: ArgSpec, v: FormValue | undefined): unknown {
     }
     case 'sortCols':
       return text.startsWith('[') ? parseJsonish(arg, text) : splitWords(text);
+    case 'booleanOrSymbol':
+      // The form writes q's null symbol as a backtick; REST sends it as "" (SPEC 2).
+      return text === '`' ? '' : text;
     case 'filter':
     case 'agg':
     case 'refFilter':

@@ -4,16 +4,19 @@
  * data-testid="arg-<name>" on its main element.
  */
 import type { ArgSpec, OperationSpec, TableInfo } from '../../../../engine/contract';
-import { columnChoices, reachableRefs } from '../../form/schema';
+import { granularityHint, type Hint, movingWindowHint, unitHint } from '../../form/bucket-hints';
+import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
 import { isKnownZone } from '../../form/zones';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf, textOf } from '../../form/values';
+import { AggEditor } from './agg-editor';
 import { ChipsInput } from './chips-input';
 import { FilterEditor, jsonProblem } from './filter-editor';
 import { OrderbookSelect } from './orderbook-select';
 import { RefFilterEditor } from './ref-filter-editor';
 import { SliceInput } from './slice-input';
 import { SortEditor } from './sort-editor';
+import { GroupByInput, HolidaySelect } from './stats-widgets';
 import { TimeInput } from './time-input';
 import { ZoneInput } from './zone-input';
 
@@ -31,6 +34,8 @@ export interface WidgetProps {
   readonly assembly: string;
   readonly setAssembly: (name: string) => void;
   readonly filterRules: readonly string[];
+  /** Exchanges of the ExchangeHolidayCal table (for applyHolidayCalendar). */
+  readonly exchanges?: readonly string[];
 }
 
 /** Widgets laid out under their label at full width (builders and JSON). */
@@ -46,6 +51,8 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
       return 'all; type to search, e.g. AAPL, MSFT';
     case 'columns':
       return arg.name === 'groupBy' ? `${table?.idColumn ?? 'identifier column'} (default)` : 'all columns; type to search';
+    case 'analytics':
+      return table?.analytics.length ? `type to search: ${table.analytics.slice(-2).join(', ')}, ${table.analytics[0]}…` : 'type names, e.g. vwap';
     case 'json':
       return JSON.stringify(arg.example);
     default:
@@ -53,8 +60,27 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
   }
 }
 
-/** The widget of one argument. */
+const HINTS: Readonly<Record<string, (v: FormValues) => Hint | null>> = {
+  granularity: granularityHint,
+  granularityUnit: unitHint,
+  movingWindowSize: movingWindowHint,
+};
+
+/** The widget of one argument, with a note or warning under it when its meaning depends on the form. */
 export function Widget(p: WidgetProps): React.JSX.Element {
+  const hint = HINTS[p.arg.name]?.(p.values) ?? null;
+  if (!hint) return <BaseWidget {...p} />;
+  return (
+    <div className="field">
+      <BaseWidget {...p} />
+      <div className={`field-msg ${hint.level === 'warn' ? 'warn-text' : 'muted'}`} data-testid={`arg-${p.arg.name}-hint`}>
+        {hint.text}
+      </div>
+    </div>
+  );
+}
+
+function BaseWidget(p: WidgetProps): React.JSX.Element {
   const { arg, value, onChange, table, values } = p;
   const id = `arg-${arg.name}`;
   const describedBy = `${id}-doc`;
@@ -63,6 +89,9 @@ export function Widget(p: WidgetProps): React.JSX.Element {
   const zone = textOf(values['inputTZ']).trim() || 'UTC';
   const zoneBad = !isKnownZone(zone);
   const cols = columnChoices(arg.name, table);
+  if (arg.widget === 'columns' && arg.emptyMeansNone) {
+    return <GroupByInput id={id} value={value} onChange={onChange} values={values} setField={p.setField} table={table} tables={p.tables} describedBy={describedBy} />;
+  }
   switch (arg.widget) {
     case 'table':
       return (
@@ -110,13 +139,17 @@ export function Widget(p: WidgetProps): React.JSX.Element {
           ? cols.map((c) => ({ value: c.name, hint: c.type }))
           : arg.widget === 'tables'
             ? refs.map((r) => ({ value: r, hint: `via ${Object.keys(table?.foreignKeys ?? {}).filter((k) => table?.foreignKeys[k] === r).join(', ')}` }))
-            : [];
+            : arg.name === 'analytics'
+              ? analyticChoices(table)
+              : [];
       const problem = (it: string): string | null =>
         arg.widget === 'columns' && table && !cols.some((c) => c.name === it)
           ? `${table.name} has no column ${it}`
           : arg.widget === 'tables' && table && !refs.includes(it)
             ? `no foreign key of ${table.name} references ${it}`
-            : null;
+            : arg.name === 'analytics' && table && !table.analytics.includes(it)
+              ? `${it} is not an analytic of ${table.name}`
+              : null;
       return (
         <ChipsInput
           id={id}
@@ -180,6 +213,7 @@ export function Widget(p: WidgetProps): React.JSX.Element {
       );
     }
     case 'json': {
+      if (arg.type === 'agg') return <AggEditor id={id} value={value} onChange={onChange} columns={cols} table={table?.name} describedBy={describedBy} />;
       if (arg.type === 'refFilter') {
         return <RefFilterEditor id={id} value={value} onChange={onChange} tables={p.tables} refs={reachableRefs(table)} describedBy={describedBy} />;
       }
@@ -194,7 +228,7 @@ export function Widget(p: WidgetProps): React.JSX.Element {
     case 'checkbox':
       return <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
     case 'holiday':
-      return <input {...common} list="holiday-values" value={text} placeholder="0b; 1b, an exchange (XLON) or ` for all" onChange={(e) => onChange(e.target.value)} />;
+      return <HolidaySelect id={id} value={text} onChange={onChange} values={values} setField={p.setField} exchanges={p.exchanges ?? []} describedBy={describedBy} />;
     case 'scope':
       // The assembly picker: the query is routed to it (sent as scope.assembly when not the default).
       return (

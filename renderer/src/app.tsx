@@ -4,6 +4,7 @@ import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
 import { DepthLadder } from './components/depth-ladder';
 import { ResultGrid } from './components/result-grid';
+import { StatsView } from './components/stats/stats-view';
 import { StatusBar } from './components/status-bar';
 import { TableList } from './components/table-list';
 import { TickChart } from './components/tick-chart';
@@ -11,11 +12,16 @@ import { TopBar } from './components/top-bar';
 import { ladderColumns } from './ladder/ladder-model';
 import { useStore } from './store/store';
 
-/** The top of the results: the depth ladder for orderbook results (switchable), else the tick chart. */
+/**
+ * The top of the results: getStats results in the stats view; the depth ladder for orderbook results
+ * (switchable); else the tick chart.
+ */
 function ResultView(): React.JSX.Element {
   const result = useStore((s) => s.result);
+  const stats = useStore((s) => s.request?.operation === 'getStats' || (s.result?.groupColumns.length ?? 0) > 0);
   const [view, setView] = useState<'ladder' | 'chart'>('ladder');
   const cols = useMemo(() => (result ? ladderColumns(result.columns, result.timeColumn, result.idColumn) : null), [result]);
+  if (stats) return <StatsView />;
   if (cols && view === 'ladder') return <DepthLadder cols={cols} onShowChart={() => setView('chart')} />;
   return <TickChart {...(cols ? { onShowLadder: () => setView('ladder') } : {})} />;
 }

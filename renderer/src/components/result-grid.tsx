@@ -11,6 +11,7 @@ import { useStore } from '../store/store';
 
 const ROW_HEIGHT = 22;
 const PAGE = 200;
+const EAGER_ROWS = 5000;
 
 const WIDTH: Record<ColumnType, number> = {
   timestamp: 232,
@@ -78,6 +79,12 @@ export function ResultGrid(): React.JSX.Element {
     },
     [result],
   );
+
+  // Small results (getStats buckets) are read whole at once: the backend keeps only its latest few
+  // results, and the stats view's ladder lookups run queries of their own.
+  useEffect(() => {
+    if (result && result.rows > 0 && result.rows <= EAGER_ROWS) ensurePages(0, result.rows - 1);
+  }, [result, ensurePages]);
 
   const firstIndex = items[0]?.index ?? 0;
   const lastIndex = items[items.length - 1]?.index ?? 0;

@@ -15,6 +15,12 @@ export interface ChartChoice {
   readonly id: string | null;
 }
 
+/** The call that produced the current result (the stats view reads its buckets and trees from it). */
+export interface RunRequest {
+  readonly operation: OperationName;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
 export interface AppState {
   info: AppInfo | null;
   infoError: string | null;
@@ -25,6 +31,7 @@ export interface AppState {
   identifiers: Record<string, readonly string[]>;
   running: boolean;
   result: RunOk | null;
+  request: RunRequest | null;
   error: Header | null;
   chart: ChartChoice;
   selectedRow: number | null;
@@ -94,6 +101,7 @@ export const useStore = create<AppState>((set, get) => ({
   identifiers: {},
   running: false,
   result: null,
+  request: null,
   error: null,
   chart: { valueColumn: null, volumeColumn: null, id: null },
   selectedRow: null,
@@ -162,7 +170,7 @@ export const useStore = create<AppState>((set, get) => ({
     set({ running: true, formError: null, notice: null });
     try {
       const r = await backend().run(spec.ipcNames[0]!, args);
-      if (r.ok) set({ result: r, error: null, chart: defaultChart(r), selectedRow: null });
+      if (r.ok) set({ result: r, request: { operation: spec.name, args }, error: null, chart: defaultChart(r), selectedRow: null });
       else set({ error: r.header });
     } catch (e) {
       set({ formError: (e as Error).message });

@@ -48,6 +48,7 @@ interface Drawn {
 const points = (values: Float64Array | undefined): Array<{ time: number; value?: number }> =>
   Array.from(values ?? [], (v, time) => (Number.isFinite(v) ? { time, value: v } : { time }));
 
+/** The chart of one stats result in a host element; React owns the host, this class the chart. */
 export class StatsChart {
   private chart: IChartApiBase<number> | null = null;
   private data: StatsChartData | null = null;

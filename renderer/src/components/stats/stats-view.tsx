@@ -75,7 +75,8 @@ export function StatsView(): React.JSX.Element {
   const colours = useMemo(() => (model ? assignColours(model.groups.map((g) => g.key), colourMemory) : []), [model]);
   const shownList = useMemo(() => [...shown].sort((a, b) => a - b), [shown]);
   const isPercent = percent ?? (model && plan ? suggestPercent(model, plan, shownList) : false);
-  const charted = !!model?.bucketed && !!plan && plan.panes.length > 0;
+  const charted = !!model?.bucketed && model.groups.length > 0 && !!plan && plan.panes.length > 0;
+  const notCharted = [...(model?.skipped ?? []), ...(plan?.unplotted ?? [])];
   const zone = result?.outputTZ ?? 'UTC';
 
   useEffect(() => {
@@ -138,7 +139,7 @@ export function StatsView(): React.JSX.Element {
           </button>
         )}
         {model && (
-          <span className="muted" data-testid="stats-info">
+          <span className="muted" data-testid="stats-info" title={notCharted.length ? `In the grid only: ${notCharted.join(', ')}` : undefined}>
             {model.bucketed ? `${slots.toLocaleString()} buckets` : 'no buckets'} × {model.groups.length} group{model.groups.length === 1 ? '' : 's'}
           </span>
         )}
@@ -161,6 +162,8 @@ export function StatsView(): React.JSX.Element {
       <div className={`stats-body ${orderbook ? 'with-ladder' : ''}`}>
         {charted ? (
           <div className="chart-host" ref={host} tabIndex={0} onKeyDown={onKeyDown} data-testid="stats-chart" aria-label="Stats chart: arrow keys step through buckets" />
+        ) : model && model.groups.length === 0 ? (
+          <div className="chart-empty muted">No rows in the window: nothing to chart.</div>
         ) : model ? (
           <StatsBars model={model} colours={colours} shown={shown} />
         ) : (

@@ -52,7 +52,7 @@ export function GroupByInput(p: GroupByInputProps): React.JSX.Element {
     <div className="field">
       <div className="groupby">
         {none ? (
-          <input id={p.id} data-testid={p.id} aria-describedby={p.describedBy} className="none-input" readOnly value="" placeholder="no grouping: one group over everything" />
+          <input id={p.id} data-testid={p.id} aria-describedby={p.describedBy} className="none-input" readOnly value="" placeholder="one group over everything" />
         ) : (
           <ChipsInput
             id={p.id}

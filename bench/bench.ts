@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../engine/engine.js';
+import { statsCases } from './cases-stats.js';
 import { type BenchCase, tickCases } from './cases-ticks.js';
 import { benchDatabase, duckDbWithTrades } from './data.js';
 
@@ -50,18 +51,23 @@ console.log(`  loaded into DuckDB in ${((performance.now() - t0) / 1000).toFixed
 
 const dates = engine.defaultDatabase.partitionKeys('Trade');
 const ids = (await duck.runAndReadAll('SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).getRows().map((r) => String(r[0]));
-const cases: BenchCase[] = tickCases(engine, duck, ids, dates);
+const cases: Array<[string, BenchCase[]]> = [
+  ['getTicks', tickCases(engine, duck, ids, dates)],
+  ['getStats', statsCases(engine, duck, ids, dates)],
+];
 
-console.log('');
-console.log(`${'getTicks case'.padEnd(44)} ${'rows'.padStart(9)} ${'tickscope ms'.padStart(13)} ${'duckdb ms'.padStart(10)} ${'ratio'.padStart(7)} ${'target'.padStart(7)}`);
-for (const c of cases) {
-  const ourRows = c.ours();
-  const duckRows = await c.duck();
-  if (ourRows !== duckRows) throw new Error(`${c.name}: Tickscope returned ${ourRows} rows, DuckDB ${duckRows}`);
-  const ours = await time(c.ours, runs);
-  const theirs = await time(c.duck, runs);
-  const ratio = ours / theirs;
-  console.log(`${c.name.padEnd(44)} ${String(ourRows).padStart(9)} ${ours.toFixed(2).padStart(13)} ${theirs.toFixed(2).padStart(10)} ${ratio.toFixed(2).padStart(7)} ${`<=${c.target}`.padStart(7)}${ratio <= c.target ? '' : '  MISSED'}`);
+for (const [op, list] of cases) {
+  console.log('');
+  console.log(`${`${op} case`.padEnd(46)} ${'rows'.padStart(9)} ${'tickscope ms'.padStart(13)} ${'duckdb ms'.padStart(10)} ${'ratio'.padStart(7)} ${'target'.padStart(7)}`);
+  for (const c of list) {
+    const ourRows = c.ours();
+    const duckRows = await c.duck();
+    if (ourRows !== duckRows) throw new Error(`${c.name}: Tickscope returned ${ourRows} rows, DuckDB ${duckRows}`);
+    const ours = await time(c.ours, runs);
+    const theirs = await time(c.duck, runs);
+    const ratio = ours / theirs;
+    console.log(`${c.name.padEnd(46)} ${String(ourRows).padStart(9)} ${ours.toFixed(2).padStart(13)} ${theirs.toFixed(2).padStart(10)} ${ratio.toFixed(2).padStart(7)} ${`<=${c.target}`.padStart(7)}${ratio <= c.target ? '' : '  MISSED'}`);
+  }
 }
 console.log('\nratio = tickscope / duckdb (median of runs after 3 warm-ups); below 1: Tickscope faster.');
 console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);

@@ -161,10 +161,35 @@ export function gather(c: Column, idx: Int32Array): Column {
   }
 }
 
-/** Rows of several columns of one type, gathered straight into one column (no per-part copies). */
+/** Maximal runs of consecutive row numbers in `rows`: [position in rows, first row, length]. */
+function contiguousRuns(rows: Int32Array): Array<[number, number, number]> {
+  const runs: Array<[number, number, number]> = [];
+  let start = 0;
+  for (let i = 1; i <= rows.length; i++) {
+    if (i === rows.length || rows[i] !== rows[i - 1]! + 1) {
+      runs.push([start, rows[start]!, i - start]);
+      start = i;
+    }
+  }
+  return runs;
+}
+
+/**
+ * Rows of several columns of one type, gathered straight into one column (no per-part copies). Rows
+ * read in storage order come as long runs of consecutive rows, which are copied as blocks.
+ */
 export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
-  if (parts.length === 1 && type !== 'symbol') return gather(parts[0]!.column, parts[0]!.rows);
+  if (parts.length === 1 && type !== 'symbol' && parts[0]!.rows.length < 64) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
+  // Copies each part run by run when its rows are mostly consecutive, else element by element.
+  const blockwise = <T extends { set(a: T, off: number): void; subarray(a: number, b: number): T }>(out: T, src: T, rows: Int32Array, at: number, width: number, one: (o: number, r: number) => void): void => {
+    const runs = contiguousRuns(rows);
+    if (runs.length * 8 > rows.length) {
+      for (let i = 0; i < rows.length; i++) one(at + i, rows[i]!);
+      return;
+    }
+    for (const [pos, first, len] of runs) out.set(src.subarray(first * width, (first + len) * width), (at + pos) * width);
+  };
   switch (type) {
     case 'float':
     case 'long':
@@ -173,7 +198,8 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const src = (column as NumberColumn).data;
-        for (let i = 0; i < rows.length; i++) out[o++] = src[rows[i]!]!;
+        blockwise(out, src, rows, o, 1, (at, r) => (out[at] = src[r]!));
+        o += rows.length;
       }
       return { type, data: out };
     }
@@ -184,11 +210,11 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const s = int32Pairs((column as NanosColumn).data);
-        for (let i = 0; i < rows.length; i++, o += 2) {
-          const j = rows[i]! * 2;
-          w[o] = s[j]!;
-          w[o + 1] = s[j + 1]!;
-        }
+        blockwise(w, s, rows, o, 2, (at, r) => {
+          w[2 * at] = s[2 * r]!;
+          w[2 * at + 1] = s[2 * r + 1]!;
+        });
+        o += rows.length;
       }
       return { type, data: out };
     }

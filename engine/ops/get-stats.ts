@@ -20,11 +20,12 @@ import { sortTable } from './sort.js';
 import { aggTrees } from './stats/agg-spec.js';
 import { resolveAnalytics } from './stats/analytics.js';
 import { type Buckets, gcd, makeBuckets, type Unit } from './stats/buckets.js';
+import type { Frame } from './stats/aggregates.js';
 import { evaluate } from './stats/evaluate.js';
 import { type Layout, layoutOf, movingFrames, plainFrame, presentKeys } from './stats/frames.js';
 import { groupBy } from './stats/groups.js';
 import { groupExchanges, type HolidayMode, loadCalendar, nonTradingDay } from './stats/holidays.js';
-import { checkTree, combinable, type Node, treeColumns } from './stats/tree.js';
+import { checkTree, combinable, type Node, orderSensitive, treeColumns } from './stats/tree.js';
 import { vecToColumn } from './stats/vectors.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
 import { type OrderbookMode, snapshotColumns, withTopOfBook } from './ticks/orderbook.js';
@@ -113,6 +114,11 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     filterPredicate(t, args, inputTZ),
     refFilter === undefined ? undefined : refFilterPredicate(db, t, refFilter, inputTZ),
   ]);
+  // Time order across identifiers matters only to order-sensitive trees over groups mixing identifiers;
+  // otherwise each identifier's rows, in time order one identifier after another, are enough (no merge).
+  const onPartitionTime = !timeColumn || timeColumn === t.timeColumn;
+  const needsOrder =
+    (outputs.some((o) => orderSensitive(o.node)) || orderbook === 'plotOrderbookSnapshots') && !(groupCols.includes(t.idColumn) && onPartitionTime);
   const selection = selectRows(db, {
     table: t,
     window,
@@ -122,14 +128,20 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     ...(useRanges ? { ids: idList } : {}),
     ...(predicate ? { predicate } : {}),
     buffer: db.config.timeColBuffer,
+    order: needsOrder ? 'time' : 'storage',
   });
+  // Only the columns the query reads: trees, groups, bucket time, join keys, level lists, exchanges.
   const baseColumns = new Set(t.columns.map((c) => c.name));
-  const wanted = new Set<string>([...(t.timeColumn ? [t.timeColumn] : []), ...(timeColumn ? [timeColumn] : []), t.idColumn, ...refs.map((r) => r.fk), ...levelColumns]);
+  const clock = timeColumn ?? t.timeColumn;
+  const wanted = new Set<string>([...refs.map((r) => r.fk), ...levelColumns]);
+  if (clock && (unit || needsOrder || orderbook === 'plotOrderbookSnapshots')) wanted.add(clock);
+  if (holidays?.kind === 'perGroup' || orderbook === 'instrumentNames') wanted.add(t.idColumn);
   for (const o of outputs) for (const c of treeColumns(o.node)) if (baseColumns.has(c)) wanted.add(c);
   for (const g of groupCols) if (baseColumns.has(g)) wanted.add(g);
   if (holidays?.kind === 'perGroup') for (const c of ['tradedExchange', 'exchangeID']) if (baseColumns.has(c)) wanted.add(c);
+  if (wanted.size === 0) wanted.add(t.idColumn);
   let table = gatherColumns(t, selection, [...wanted]);
-  if (!selection.ordered && timeColumn) table = sortTable(table, [{ dir: 'asc', column: timeColumn }]);
+  if (!selection.ordered && timeColumn && needsOrder) table = sortTable(table, [{ dir: 'asc', column: timeColumn }]);
   if (refs.length > 0) table = joinRefs(table, refs);
 
   // Groups (plus idList identifiers without rows, when racking on the identifier) and buckets.
@@ -142,8 +154,8 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
   rank.set(groups.rank);
   rankExtras(table, groups, t.idColumn, extraIds, rank, onIds);
 
-  const time = table.col(timeColumn ?? t.timeColumn ?? '');
-  const words = time.type === 'timestamp' ? new Int32Array(time.data.buffer, time.data.byteOffset, time.data.length * 2) : new Int32Array(0);
+  const time = clock ? table.get(clock) : undefined;
+  const words = time?.type === 'timestamp' ? new Int32Array(time.data.buffer, time.data.byteOffset, time.data.length * 2) : new Int32Array(0);
   const buckets: Buckets | undefined = unit ? makeBuckets(unit, granularity, window.start, window.end, inputTZ) : undefined;
   const bucketOf = buckets ? buckets.assign(words, undefined, table.length) : new Int32Array(table.length);
   const allowed = bucketFilter(db, buckets, holidays, table, groups.ofRow, groupCount, extraIds, instrumentRef, t.idColumn, inputTZ, selection.ranges, slice !== undefined);
@@ -156,7 +168,9 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
   const atomOf = moving && unit ? makeBuckets(unit, atomSize, window.start, window.end, inputTZ).assign(words, undefined, table.length) : undefined;
   const perBucket = atomSize ? granularity / atomSize : 1;
   const perWindow = atomSize ? moving! / atomSize : 1;
-  const keys: Array<[number, number]> = racking
+  const keys: Array<[number, number]> = !buckets
+    ? Array.from({ length: groupCount }, (_, g): [number, number] => [0, g])
+    : racking
     ? rackedKeys(buckets!, groupCount, allowed)
     : atomOf && buckets
       ? movingKeys(buckets.count, atomOf, groups.ofRow, groupCount, perBucket, perWindow, allowed)
@@ -173,11 +187,11 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
       let expanded: ReturnType<typeof frames.expanded> | undefined;
       for (const o of outputs) {
         const frame = combinable(o.node) ? frames.combined : (expanded ??= frames.expanded());
-        columns.set(o.name, vecToColumn(evaluate(o.node, frame, o.arg, o.tree), layout.out));
+        columns.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree), layout.out));
       }
     } else {
-      const frame = plainFrame(table, layout, bucketOf, groups.ofRow, groupCount);
-      for (const o of outputs) columns.set(o.name, vecToColumn(evaluate(o.node, frame, o.arg, o.tree), layout.out));
+      const frame = buckets ? plainFrame(table, layout, bucketOf, groups.ofRow, groupCount) : groupFrame(table, layout, groups.ofRow, groupCount);
+      for (const o of outputs) columns.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree), layout.out));
     }
   }
 
@@ -234,6 +248,15 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     idColumn: t.idColumn,
     groupColumns: groupCols,
   };
+}
+
+/** Without buckets every row's cell is its group's place in the layout: one pass, no lookups. */
+function groupFrame(table: Table, layout: Layout, ofRow: Int32Array, groups: number): Frame {
+  const cellOfGroup = new Int32Array(groups);
+  for (let o = 0; o < layout.out; o++) cellOfGroup[layout.group[o]!] = o;
+  const cell = new Int32Array(ofRow.length);
+  for (let i = 0; i < ofRow.length; i++) cell[i] = cellOfGroup[ofRow[i]!]!;
+  return { table, n: ofRow.length, cell, cells: layout.out, out: layout.out };
 }
 
 /** idList identifiers with no rows, in the order given. */

@@ -22,6 +22,8 @@ export interface ScanPlan {
   /** Identifiers to read (on the table's identifier column), or undefined for all. */
   readonly ids?: readonly string[];
   readonly predicate?: Predicate;
+  /** 'storage' leaves rows in identifier-then-time order (enough when only each identifier's order matters). */
+  readonly order?: 'time' | 'storage';
 }
 
 const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
@@ -83,7 +85,7 @@ export function scanPartition(p: RowSource, plan: ScanPlan): Int32Array {
   for (const [lo, hi] of segments) for (let r = lo; r < hi; r++) sel[n++] = r;
   if (plan.predicate && n > 0) n = plan.predicate.apply(p, sel, n);
   sel = sel.subarray(0, n);
-  if (runs.length <= 1 || n === 0) return sel;
+  if (runs.length <= 1 || n === 0 || plan.order === 'storage') return sel;
   return mergeRuns(sel, runs, pairs);
 }
 

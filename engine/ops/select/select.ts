@@ -28,6 +28,8 @@ export interface SelectSpec {
   readonly canCor?: CanCor;
   /** Partitions scanned either side of the window when timeColumn is not the partition column. */
   readonly buffer: bigint;
+  /** 'storage': each identifier's rows in time order, identifiers one after another (no merge). */
+  readonly order?: 'time' | 'storage';
 }
 
 export interface Selection {
@@ -123,6 +125,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       ranges: onPartitionColumn ? ranges : [ALL],
       ...(spec.ids ? { ids: spec.ids } : {}),
       ...(predicate ? { predicate } : {}),
+      ...(spec.order ? { order: spec.order } : {}),
     });
     if (rows.length > 0) parts.push({ source, rows });
   }

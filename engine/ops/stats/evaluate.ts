@@ -1,23 +1,32 @@
 /**
- * Evaluating a checked parse tree over a frame (SPEC 5.1): columns and `i` give row-level vectors,
- * aggregates reduce them to one value per cell, element-wise operators apply at either level (a cell
- * value broadcasts to its rows), ordered operators run within each cell in time order. The tree must
- * end at one value per cell, or the error names it.
+ * Evaluating a checked parse tree (SPEC 5.1) over frames: one gathered frame, or one frame per
+ * partition read in place (aggregates then accumulate across them). Columns and `i` give row-level
+ * vectors, aggregates reduce them to one value per cell, element-wise operators apply at either level
+ * (a cell value broadcasts to its rows), ordered operators run within each cell in time order. The
+ * tree must end at one value per cell, or the error names it.
  */
-import { argError } from '../../core/errors.js';
 import type { ColumnType } from '../../core/column.js';
-import { aggregate, type Fail, type Frame } from './aggregates.js';
+import { argError } from '../../core/errors.js';
+import { type Fail, type Frame, kernel } from './aggregates.js';
 import type { ElementwiseOp, Node, OrderedOp } from './tree.js';
 import { columnVec, type NumVec, symNull, type Vec } from './vectors.js';
 
 const INTEGRAL = new Set<string>(['long', 'int', 'boolean']);
 
-interface Ctx {
-  readonly f: Frame;
-  readonly fail: Fail;
-  readonly cache: Map<string, Vec>;
-  prevEntry?: Int32Array;
-  nextEntry?: Int32Array;
+/** The level a node's value lives at: per row, per cell, or a scalar. */
+export function levelOf(n: Node): 'row' | 'cell' | 'scalar' {
+  switch (n.k) {
+    case 'lit':
+      return 'scalar';
+    case 'agg':
+      return 'cell';
+    case 'elem': {
+      const levels = n.args.map(levelOf);
+      return levels.includes('row') ? 'row' : levels.includes('cell') ? 'cell' : 'scalar';
+    }
+    default:
+      return 'row';
+  }
 }
 
 function describe(n: Node): string {
@@ -35,34 +44,11 @@ function describe(n: Node): string {
   }
 }
 
-/** A row-level copy of a cell-level value (each row takes its cell's value). */
-function toRows(v: Vec, ctx: Ctx): Vec {
-  if (v.lvl !== 'cell') return v;
-  const { f } = ctx;
-  if (f.windows) ctx.fail('mixes a per-group value into rows of a moving window', 'a tree whose aggregates apply to columns, or no movingWindowSize');
-  const n = f.n;
-  switch (v.t) {
-    case 'num': {
-      const d = new Float64Array(n);
-      for (let e = 0; e < n; e++) d[e] = v.d[f.cell[e]!]!;
-      return { lvl: 'row', t: 'num', d, type: v.type };
-    }
-    case 'ts': {
-      const d = new BigInt64Array(n);
-      for (let e = 0; e < n; e++) d[e] = v.d[f.cell[e]!]!;
-      return { lvl: 'row', t: 'ts', d, type: v.type };
-    }
-    case 'sym': {
-      const codes = new Int32Array(n);
-      for (let e = 0; e < n; e++) codes[e] = v.codes[f.cell[e]!]!;
-      return { lvl: 'row', t: 'sym', codes, dict: v.dict, type: v.type };
-    }
-  }
-}
-
-function numbers(v: Vec, what: string, ctx: Ctx): NumVec | { lvl: 'scalar'; v: number; type: 'float' } {
-  if (v.t === 'num') return v;
-  return ctx.fail(`applies ${what} to a ${v.type} value`, `numbers for ${what}`);
+interface Ctx {
+  readonly frames: readonly Frame[];
+  readonly fail: Fail;
+  readonly cells: Map<Node, Vec>;
+  readonly columns: Map<Frame, Map<string, Vec>>;
 }
 
 const UNARY: Record<string, (x: number) => number> = {
@@ -100,10 +86,27 @@ function resultType(op: ElementwiseOp, a: string, b?: string): ColumnType {
   return 'float';
 }
 
-function elementwise(op: ElementwiseOp, args: Vec[], ctx: Ctx): Vec {
-  const levels = args.map((a) => a.lvl);
-  const level = levels.includes('row') ? 'row' : levels.includes('cell') ? 'cell' : 'scalar';
-  const vals = level === 'row' ? args.map((a) => toRows(a, ctx)) : args;
+/** A cell-level value read for every row of a frame (each row takes its cell's value). */
+function toRows(v: Vec, f: Frame, fail: Fail): Vec {
+  if (v.lvl !== 'cell') return v;
+  if (f.windows) fail('mixes a per-group value into rows of a moving window', 'a tree whose aggregates apply to columns, or no movingWindowSize');
+  const n = f.n;
+  switch (v.t) {
+    case 'num':
+      return { lvl: 'row', t: 'num', d: Float64Array.from({ length: n }, (_, e) => v.d[f.cell[e]!]!), type: v.type };
+    case 'ts': {
+      const d = new BigInt64Array(n);
+      for (let e = 0; e < n; e++) d[e] = v.d[f.cell[e]!]!;
+      return { lvl: 'row', t: 'ts', d, type: v.type };
+    }
+    case 'sym':
+      return { lvl: 'row', t: 'sym', codes: Int32Array.from({ length: n }, (_, e) => v.codes[f.cell[e]!]!), dict: v.dict, type: v.type };
+  }
+}
+
+/** An element-wise operator over values of one level (`len` values each). */
+function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail: Fail): Vec {
+  const level = vals.some((v) => v.lvl === 'row') ? 'row' : vals.some((v) => v.lvl === 'cell') ? 'cell' : 'scalar';
   if (op === '-' && vals.length === 2 && vals[0]!.t === 'ts' && vals[1]!.t === 'ts' && level === 'cell') {
     // two timestamps of a cell: their difference, exactly, as a timespan
     const [x, y] = vals as [Extract<Vec, { t: 'ts' }>, Extract<Vec, { t: 'ts' }>];
@@ -113,150 +116,148 @@ function elementwise(op: ElementwiseOp, args: Vec[], ctx: Ctx): Vec {
     }
     return { lvl: 'cell', t: 'ts', d, type: 'timespan' };
   }
-  const nums = vals.map((v) => numbers(v, op, ctx));
-  const len = level === 'row' ? ctx.f.n : level === 'cell' ? ctx.f.out : 1;
+  for (const v of vals) if (v.t !== 'num') fail(`applies ${op} to a ${v.type} value`, `numbers for ${op}`);
+  const nums = vals as ReadonlyArray<NumVec | { lvl: 'scalar'; v: number; type: 'float' }>;
   const get = (v: (typeof nums)[number]): ((i: number) => number) => (v.lvl === 'scalar' ? () => v.v : (i) => v.d[i]!);
   const type = resultType(op, nums[0]!.type, nums[1]?.type);
-  const d = new Float64Array(len);
+  const n = level === 'scalar' ? 1 : len;
+  const d = new Float64Array(n);
   if (nums.length === 1) {
     const fn = UNARY[op]!;
     const x = get(nums[0]!);
-    for (let i = 0; i < len; i++) d[i] = fn(x(i));
+    for (let i = 0; i < n; i++) d[i] = fn(x(i));
   } else {
     const fn = BINARY[op]!;
     const x = get(nums[0]!);
     const y = get(nums[1]!);
-    for (let i = 0; i < len; i++) d[i] = fn(x(i), y(i));
+    for (let i = 0; i < n; i++) d[i] = fn(x(i), y(i));
   }
   if (level === 'scalar') return { lvl: 'scalar', t: 'num', v: d[0]!, type: 'float' };
   return { lvl: level, t: 'num', d, type };
 }
 
-function neighbours(ctx: Ctx): { prev: Int32Array; next: Int32Array } {
-  if (!ctx.prevEntry || !ctx.nextEntry) {
-    const { f } = ctx;
-    const prev = new Int32Array(f.n);
-    const next = new Int32Array(f.n).fill(-1);
-    const last = new Int32Array(f.cells).fill(-1);
-    for (let e = 0; e < f.n; e++) {
-      const c = f.cell[e]!;
-      prev[e] = last[c]!;
-      if (last[c]! >= 0) next[last[c]!] = e;
-      last[c] = e;
-    }
-    ctx.prevEntry = prev;
-    ctx.nextEntry = next;
+/** Ordered operators within each cell of one frame, in entry (time) order. */
+function ordered(op: OrderedOp, arg: Vec, f: Frame, fail: Fail): Vec {
+  if (arg.lvl !== 'row' || arg.t !== 'num') return fail(`applies ${op} to a value that is not a numeric row vector`, `${op} of a numeric column or row-level tree`);
+  const n = f.n;
+  const prev = new Int32Array(n);
+  const next = new Int32Array(n).fill(-1);
+  const last = new Int32Array(f.cells).fill(-1);
+  for (let e = 0; e < n; e++) {
+    const c = f.cell[e]!;
+    prev[e] = last[c]!;
+    if (last[c]! >= 0) next[last[c]!] = e;
+    last[c] = e;
   }
-  return { prev: ctx.prevEntry, next: ctx.nextEntry! };
-}
-
-function ordered(op: OrderedOp, arg: Vec, ctx: Ctx): Vec {
-  if (arg.lvl !== 'row') return ctx.fail(`applies ${op} to a value that is already one per group`, `${op} of a column or a row-level tree`);
-  const v = numbers(arg, op, ctx) as NumVec;
-  const { prev, next } = neighbours(ctx);
-  const n = ctx.f.n;
+  const x = arg.d;
   const d = new Float64Array(n);
-  const x = v.d;
   switch (op) {
     case 'prev':
       for (let e = 0; e < n; e++) d[e] = prev[e]! < 0 ? NaN : x[prev[e]!]!;
-      return { ...v, d };
+      return { ...arg, d };
     case 'next':
       for (let e = 0; e < n; e++) d[e] = next[e]! < 0 ? NaN : x[next[e]!]!;
-      return { ...v, d };
+      return { ...arg, d };
     case 'deltas':
       for (let e = 0; e < n; e++) d[e] = prev[e]! < 0 ? x[e]! : x[e]! - x[prev[e]!]!;
-      return { ...v, d };
+      return { ...arg, d };
     case 'ratios':
       for (let e = 0; e < n; e++) d[e] = prev[e]! < 0 ? x[e]! : x[e]! / x[prev[e]!]!;
       return { lvl: 'row', t: 'num', d, type: 'float' };
     case 'sums':
-      for (let e = 0; e < n; e++) {
-        const own = x[e]! === x[e]! ? x[e]! : 0;
-        d[e] = prev[e]! < 0 ? own : d[prev[e]!]! + own;
-      }
-      return { ...v, d };
+      for (let e = 0; e < n; e++) d[e] = (prev[e]! < 0 ? 0 : d[prev[e]!]!) + (x[e] === x[e] ? x[e]! : 0);
+      return { ...arg, d };
     case 'fills':
       for (let e = 0; e < n; e++) d[e] = x[e] === x[e] || prev[e]! < 0 ? x[e]! : d[prev[e]!]!;
-      return { ...v, d };
+      return { ...arg, d };
   }
 }
 
 /** Rows whose value already appeared earlier in the same cell become null (for count distinct). */
-function distinct(arg: Vec, ctx: Ctx): Vec {
-  if (arg.lvl !== 'row') return ctx.fail('applies distinct to a value that is already one per group', 'distinct of a column');
-  const { f } = ctx;
-  const seen = new Set<string | number>();
-  const key = (e: number, value: string | number): string | number => (typeof value === 'number' ? `${f.cell[e]}:${value}` : `${f.cell[e]}:s${value}`);
+function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
+  if (arg.lvl !== 'row') return fail('applies distinct to a value that is already one per group', 'distinct of a column');
+  const seen = new Set<string>();
+  const fresh = (e: number, value: string): boolean => {
+    const k = `${f.cell[e]}:${value}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  };
   switch (arg.t) {
     case 'num': {
       const d = arg.d.slice();
-      for (let e = 0; e < f.n; e++) {
-        const k = key(e, d[e]!);
-        if (seen.has(k)) d[e] = NaN;
-        else seen.add(k);
-      }
+      for (let e = 0; e < f.n; e++) if (!fresh(e, String(d[e]))) d[e] = NaN;
       return { ...arg, d };
     }
     case 'ts': {
       const d = arg.d.slice();
-      for (let e = 0; e < f.n; e++) {
-        const k = key(e, String(d[e]));
-        if (seen.has(k)) d[e] = -9223372036854775808n;
-        else seen.add(k);
-      }
+      for (let e = 0; e < f.n; e++) if (!fresh(e, String(d[e]))) d[e] = -9223372036854775808n;
       return { ...arg, d };
     }
     case 'sym': {
       const codes = arg.codes.slice();
-      for (let e = 0; e < f.n; e++) {
-        if (symNull(arg, codes[e]!)) continue;
-        const k = key(e, arg.dict[codes[e]!]!);
-        if (seen.has(k)) codes[e] = -1;
-        else seen.add(k);
-      }
+      for (let e = 0; e < f.n; e++) if (!symNull(arg, codes[e]!) && !fresh(e, arg.dict[codes[e]!]!)) codes[e] = -1;
       return { ...arg, codes };
     }
   }
 }
 
-function evalNode(n: Node, ctx: Ctx): Vec {
-  const { f } = ctx;
+/** A node's value for every row (entry) of one frame. */
+function evalRow(n: Node, f: Frame, ctx: Ctx): Vec {
   switch (n.k) {
     case 'col': {
-      let v = ctx.cache.get(n.name);
-      if (!v) ctx.cache.set(n.name, (v = columnVec(f.table.col(n.name), f.rows)));
+      let cache = ctx.columns.get(f);
+      if (!cache) ctx.columns.set(f, (cache = new Map()));
+      let v = cache.get(n.name);
+      if (!v) cache.set(n.name, (v = columnVec(f.table.col(n.name), f.rows)));
       return v;
     }
     case 'lit':
       return { lvl: 'scalar', t: 'num', v: n.value, type: 'float' };
-    case 'index': {
-      const d = new Float64Array(f.n);
-      for (let e = 0; e < f.n; e++) d[e] = f.rows ? f.rows[e]! : e;
-      return { lvl: 'row', t: 'num', d, type: 'long' };
-    }
-    case 'agg': {
-      const args = n.args.map((a) => toRows(evalNode(a, ctx), ctx));
-      return aggregate(n.op, args, f, ctx.fail, (i) => describe(n.args[i]!));
-    }
+    case 'index':
+      return { lvl: 'row', t: 'num', d: Float64Array.from({ length: f.n }, (_, e) => (f.rows ? f.rows[e]! : e)), type: 'long' };
+    case 'agg':
+      return toRows(evalCell(n, ctx), f, ctx.fail);
     case 'elem':
-      return elementwise(n.op, n.args.map((a) => evalNode(a, ctx)), ctx);
+      return elementwise(n.op, n.args.map((a) => evalRow(a, f, ctx)), f.n, ctx.fail);
     case 'ordered':
-      return ordered(n.op, evalNode(n.args[0]!, ctx), ctx);
+      return ordered(n.op, evalRow(n.args[0]!, f, ctx), f, ctx.fail);
     case 'distinct':
-      return distinct(evalNode(n.arg, ctx), ctx);
+      return distinct(evalRow(n.arg, f, ctx), f, ctx.fail);
   }
 }
 
-/** The value of a tree for every output cell of the frame; `arg` and `tree` name it in errors. */
-export function evaluate(node: Node, f: Frame, arg: string, tree: unknown, cache = new Map<string, Vec>()): Vec {
+/** A cell- (or scalar-) level node's value per output cell, aggregating over every frame. */
+function evalCell(n: Node, ctx: Ctx): Vec {
+  const cached = ctx.cells.get(n);
+  if (cached) return cached;
+  let v: Vec;
+  if (n.k === 'lit') v = { lvl: 'scalar', t: 'num', v: n.value, type: 'float' };
+  else if (n.k === 'agg') {
+    const k = kernel(n.op, ctx.frames[0]!, ctx.fail, (i) => describe(n.args[i]!));
+    for (const f of ctx.frames) k.add(n.args.map((a) => evalRow(a, f, ctx)), f);
+    v = k.finish();
+  } else if (n.k === 'elem') {
+    v = elementwise(n.op, n.args.map((a) => evalCell(a, ctx)), ctx.frames[0]!.out, ctx.fail);
+  } else {
+    throw new Error(`evalCell: ${n.k} is not a cell-level node`);
+  }
+  ctx.cells.set(n, v);
+  return v;
+}
+
+/**
+ * The value of a tree for every output cell; `frames` share the cell layout (one gathered frame, or
+ * one per partition for trees that combine). `arg` and `tree` name the tree in errors.
+ */
+export function evaluate(node: Node, frames: readonly Frame[], arg: string, tree: unknown): Vec {
+  if (levelOf(node) === 'row') {
+    throw argError('badValue', arg, tree, 'does not reduce to one value per group', 'a tree ending in an aggregate, such as ["last", ...] or ["sum", ...]');
+  }
   const fail: Fail = (problem, expected) => {
     throw argError('columnType', arg, tree, problem, expected);
   };
-  const v = evalNode(node, { f, fail, cache });
-  if (v.lvl === 'row') {
-    throw argError('badValue', arg, tree, 'does not reduce to one value per group', 'a tree ending in an aggregate, such as ["last", ...] or ["sum", ...]');
-  }
-  if (v.lvl === 'scalar') return { lvl: 'cell', t: 'num', d: new Float64Array(f.out).fill(v.v), type: 'float' };
-  return v;
+  const v = evalCell(node, { frames, fail, cells: new Map(), columns: new Map() });
+  const out = frames[0]!.out;
+  return v.lvl === 'scalar' ? { lvl: 'cell', t: 'num', d: new Float64Array(out).fill(v.v), type: 'float' } : v;
 }

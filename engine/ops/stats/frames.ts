@@ -27,7 +27,7 @@ export function layoutOf(keys: ReadonlyArray<readonly [number, number]>, rank: I
 }
 
 /** A cell index per (bucket, group): a dense table when small, a map otherwise. */
-function cellIndex(layout: Layout, groups: number): (bucket: number, group: number) => number {
+export function cellIndex(layout: Layout, groups: number): (bucket: number, group: number) => number {
   const maxBucket = layout.bucket.reduce((m, b) => Math.max(m, b), -1) + 1;
   if (maxBucket * groups <= 20_000_000) {
     const table = new Int32Array(Math.max(1, maxBucket * groups)).fill(-1);
@@ -41,6 +41,17 @@ function cellIndex(layout: Layout, groups: number): (bucket: number, group: numb
 
 /** The (bucket, group) pairs rows fall in. */
 export function presentKeys(bucketOf: Int32Array, groupOf: Int32Array, groups: number): Array<[number, number]> {
+  let maxBucket = -1;
+  for (let i = 0; i < bucketOf.length; i++) if (bucketOf[i]! > maxBucket) maxBucket = bucketOf[i]!;
+  const domain = (maxBucket + 1) * groups;
+  if (domain <= 32_000_000) {
+    // mark the cells in a dense array, then list them: no hashing per row
+    const marks = new Uint8Array(domain);
+    for (let i = 0; i < bucketOf.length; i++) if (bucketOf[i]! >= 0) marks[bucketOf[i]! * groups + groupOf[i]!] = 1;
+    const keys: Array<[number, number]> = [];
+    for (let key = 0; key < domain; key++) if (marks[key]) keys.push([Math.floor(key / groups), key % groups]);
+    return keys;
+  }
   const seen = new Set<number>();
   const keys: Array<[number, number]> = [];
   for (let i = 0; i < bucketOf.length; i++) {
@@ -78,29 +89,34 @@ export function plainFrame(table: Table, layout: Layout, bucketOf: Int32Array, g
   return { table, rows, n: kept, cell: cells, cells: layout.out, out: layout.out };
 }
 
+/** Reduce cells of moving windows: the (atom, group) pairs rows fall in, ordered by group then atom. */
+export interface AtomCells {
+  readonly keys: ReadonlyArray<readonly [number, number]>;
+  /** the reduce cell of (atom, group), or -1 */
+  readonly cellOf: (atom: number, group: number) => number;
+}
+
+/** Atom cells from the (atom, group) pairs present. */
+export function atomCells(present: Array<[number, number]>, groups: number): AtomCells {
+  const keys = present.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const maxAtom = keys.reduce((m, [a]) => Math.max(m, a), -1) + 1;
+  if (maxAtom * groups <= 32_000_000) {
+    const dense = new Int32Array(Math.max(1, maxAtom * groups)).fill(-1);
+    keys.forEach(([a, g], c) => (dense[a * groups + g] = c));
+    return { keys, cellOf: (a, g) => (a < 0 || a >= maxAtom ? -1 : dense[a * groups + g]!) };
+  }
+  const map = new Map<number, number>();
+  keys.forEach(([a, g], c) => map.set(a * groups + g, c));
+  return { keys, cellOf: (a, g) => map.get(a * groups + g) ?? -1 };
+}
+
 /**
- * Moving-window frames. `atomOf` is each row's atom (bucket of the gcd granularity, -1 outside),
- * `perBucket` atoms per bucket and `perWindow` atoms per window: bucket k's window is atoms
- * [(k+1)·perBucket - perWindow, (k+1)·perBucket).
+ * For each output cell (bucket k, group g), the atom cells of its window: atoms
+ * [(k+1)·perBucket - perWindow, (k+1)·perBucket) of group g, as a range of the ordered atom cells.
  */
-export function movingFrames(
-  table: Table,
-  layout: Layout,
-  atomOf: Int32Array,
-  groupOf: Int32Array,
-  groups: number,
-  perBucket: number,
-  perWindow: number,
-): { combined: Frame; expanded: () => Frame } {
-  // Reduce cells: the (atom, group) pairs present, ordered by group then atom.
-  const keys = presentKeys(atomOf, groupOf, groups).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+export function windowRanges(atoms: AtomCells, layout: Layout, groups: number, perBucket: number, perWindow: number): NonNullable<Frame['windows']> {
+  const { keys } = atoms;
   const cells = keys.length;
-  const idOf = new Map<number, number>();
-  keys.forEach(([a, g], c) => idOf.set(a * groups + g, c));
-  const n = atomOf.length;
-  const cell = new Int32Array(n).fill(-1);
-  for (let i = 0; i < n; i++) if (atomOf[i]! >= 0) cell[i] = idOf.get(atomOf[i]! * groups + groupOf[i]!)!;
-  // Each group's atoms are contiguous in `keys`: find a window's range by binary search.
   const groupStart = new Int32Array(groups + 1).fill(-1);
   keys.forEach(([, g], c) => {
     if (groupStart[g]! < 0) groupStart[g] = c;
@@ -117,49 +133,64 @@ export function movingFrames(
     }
     return a;
   };
-  const order = Int32Array.from({ length: cells }, (_, c) => c);
   const lo = new Int32Array(layout.out);
   const hi = new Int32Array(layout.out);
   for (let o = 0; o < layout.out; o++) {
     const g = layout.group[o]!;
     const last = (layout.bucket[o]! + 1) * perBucket;
-    const first = Math.max(0, last - perWindow);
-    const from = groupStart[g]!;
     const to = groupStart[g + 1]!;
-    lo[o] = lowerBound(from, to, first);
+    lo[o] = lowerBound(groupStart[g]!, to, Math.max(0, last - perWindow));
     hi[o] = lowerBound(lo[o]!, to, last);
   }
-  const rowsKept: number[] = [];
-  const cellsKept: number[] = [];
+  return { order: Int32Array.from({ length: cells }, (_, c) => c), lo, hi };
+}
+
+/**
+ * Moving-window frames over one gathered table: `combined` reads each row once into its atom cell;
+ * `expanded` lists every window's rows (for trees that do not combine).
+ */
+export function movingFrames(
+  table: Table,
+  layout: Layout,
+  atomOf: Int32Array,
+  groupOf: Int32Array,
+  groups: number,
+  perBucket: number,
+  perWindow: number,
+): { combined: Frame; expanded: () => Frame } {
+  const atoms = atomCells(presentKeys(atomOf, groupOf, groups), groups);
+  const cells = atoms.keys.length;
+  const windows = windowRanges(atoms, layout, groups, perBucket, perWindow);
+  const n = atomOf.length;
+  const cell = new Int32Array(n);
+  let kept = 0;
   for (let i = 0; i < n; i++) {
-    if (cell[i]! < 0) continue;
-    rowsKept.push(i);
-    cellsKept.push(cell[i]!);
+    cell[i] = atomOf[i]! < 0 ? -1 : atoms.cellOf(atomOf[i]!, groupOf[i]!);
+    if (cell[i]! >= 0) kept++;
   }
-  const combined: Frame = {
-    table,
-    rows: Int32Array.from(rowsKept),
-    n: rowsKept.length,
-    cell: Int32Array.from(cellsKept),
-    cells,
-    out: layout.out,
-    windows: { order, lo, hi },
-  };
+  const rowsKept = new Int32Array(kept);
+  const cellsKept = new Int32Array(kept);
+  for (let i = 0, k = 0; i < n; i++) {
+    if (cell[i]! < 0) continue;
+    rowsKept[k] = i;
+    cellsKept[k++] = cell[i]!;
+  }
+  const combined: Frame = { table, ...(kept === n ? {} : { rows: rowsKept }), n: kept, cell: cellsKept, cells, out: layout.out, windows };
   const expanded = (): Frame => {
-    // rows of each reduce cell, in time order, then each window's rows in turn
+    // rows of each atom cell in time order, then each window's rows in turn
     const counts = new Int32Array(cells + 1);
     for (const c of cellsKept) counts[c + 1]!++;
     for (let c = 1; c <= cells; c++) counts[c]! += counts[c - 1]!;
-    const byCell = new Int32Array(rowsKept.length);
+    const byCell = new Int32Array(kept);
     const at = counts.slice(0, cells);
     rowsKept.forEach((r, k) => (byCell[at[cellsKept[k]!]!++] = r));
     let total = 0;
-    for (let o = 0; o < layout.out; o++) total += counts[hi[o]!]! - counts[lo[o]!]!;
+    for (let o = 0; o < layout.out; o++) total += counts[windows.hi[o]!]! - counts[windows.lo[o]!]!;
     const rows = new Int32Array(total);
     const outCell = new Int32Array(total);
     let e = 0;
     for (let o = 0; o < layout.out; o++) {
-      for (let j = counts[lo[o]!]!; j < counts[hi[o]!]!; j++) {
+      for (let j = counts[windows.lo[o]!]!; j < counts[windows.hi[o]!]!; j++) {
         rows[e] = byCell[j]!;
         outCell[e++] = o;
       }

@@ -28,8 +28,14 @@ function valueIds(c: Column, n: number): { ids: Int32Array; count: number } {
   };
   switch (c.type) {
     case 'symbol': {
-      const perCode = c.dict.map((s) => id(s));
-      for (let i = 0; i < n; i++) ids[i] = perCode[c.codes[i]!]!;
+      // ids only for values some row holds (a dictionary may list unused or repeated strings)
+      const perCode = new Int32Array(c.dict.length).fill(-1);
+      for (let i = 0; i < n; i++) {
+        const code = c.codes[i]!;
+        let v = perCode[code]!;
+        if (v < 0) v = perCode[code] = id(c.dict[code]!);
+        ids[i] = v;
+      }
       break;
     }
     case 'string':
@@ -56,20 +62,39 @@ function valueIds(c: Column, n: number): { ids: Int32Array; count: number } {
 /** Groups of a table's rows by columns (none: one group of every row). */
 export function groupBy(t: Table, columns: readonly string[]): Groups {
   const n = t.length;
-  let ofRow = new Int32Array(n);
+  let ofRow: Int32Array = new Int32Array(n);
   let count = n > 0 || columns.length === 0 ? 1 : 0;
-  for (const name of columns) {
+  for (const [k, name] of columns.entries()) {
     const { ids, count: card } = valueIds(t.col(name), n);
-    const combined = new Map<number, number>();
+    if (k === 0) {
+      // the first column's value ids are already dense group ids
+      ofRow = ids;
+      count = card;
+      continue;
+    }
     const next = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const key = ofRow[i]! * card + ids[i]!;
-      let g = combined.get(key);
-      if (g === undefined) combined.set(key, (g = combined.size));
-      next[i] = g;
+    if (count * card <= 16_000_000) {
+      // a dense table of (group so far, value) -> new group: no hashing per row
+      const table = new Int32Array(count * card).fill(-1);
+      let groups = 0;
+      for (let i = 0; i < n; i++) {
+        const key = ofRow[i]! * card + ids[i]!;
+        let g = table[key]!;
+        if (g < 0) g = table[key] = groups++;
+        next[i] = g;
+      }
+      count = groups;
+    } else {
+      const combined = new Map<number, number>();
+      for (let i = 0; i < n; i++) {
+        const key = ofRow[i]! * card + ids[i]!;
+        let g = combined.get(key);
+        if (g === undefined) combined.set(key, (g = combined.size));
+        next[i] = g;
+      }
+      count = combined.size;
     }
     ofRow = next;
-    count = combined.size;
   }
   const keyRow = new Int32Array(count).fill(-1);
   for (let i = 0; i < n; i++) if (keyRow[ofRow[i]!]! < 0) keyRow[ofRow[i]!] = i;

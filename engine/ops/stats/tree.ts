@@ -105,6 +105,22 @@ export function combinable(n: Node, insideAgg = false): boolean {
   }
 }
 
+/** True when a tree's value depends on the order of a group's rows (first, last, prev, deltas, ...). */
+export function orderSensitive(n: Node): boolean {
+  switch (n.k) {
+    case 'agg':
+      return n.op === 'first' || n.op === 'last' || n.args.some(orderSensitive);
+    case 'ordered':
+      return true;
+    case 'elem':
+      return n.args.some(orderSensitive);
+    case 'distinct':
+      return orderSensitive(n.arg);
+    default:
+      return false;
+  }
+}
+
 /** A tree as JSON text, for error messages. */
 export function showTree(t: ParseTree): string {
   return JSON.stringify(t);

@@ -161,17 +161,23 @@ export function gather(c: Column, idx: Int32Array): Column {
   }
 }
 
-/** Maximal runs of consecutive row numbers in `rows`: [position in rows, first row, length]. */
-function contiguousRuns(rows: Int32Array): Array<[number, number, number]> {
-  const runs: Array<[number, number, number]> = [];
+/** True when `rows` is mostly long runs of consecutive row numbers (worth copying as blocks). */
+function mostlyRuns(rows: Int32Array): boolean {
+  let breaks = 0;
+  for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[i - 1]! + 1) breaks++;
+  return breaks * 16 < rows.length;
+}
+
+/** Copies `rows` of `src` (each `width` elements) to `out` at `at`, run by run. */
+function copyRuns<T extends Float64Array | Int32Array>(out: T, src: T, rows: Int32Array, at: number, width: number): void {
   let start = 0;
   for (let i = 1; i <= rows.length; i++) {
     if (i === rows.length || rows[i] !== rows[i - 1]! + 1) {
-      runs.push([start, rows[start]!, i - start]);
+      const first = rows[start]!;
+      out.set(src.subarray(first * width, (first + i - start) * width), (at + start) * width);
       start = i;
     }
   }
-  return runs;
 }
 
 /**
@@ -179,17 +185,8 @@ function contiguousRuns(rows: Int32Array): Array<[number, number, number]> {
  * read in storage order come as long runs of consecutive rows, which are copied as blocks.
  */
 export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
-  if (parts.length === 1 && type !== 'symbol' && parts[0]!.rows.length < 64) return gather(parts[0]!.column, parts[0]!.rows);
+  if (parts.length === 1 && type !== 'symbol' && !mostlyRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
-  // Copies each part run by run when its rows are mostly consecutive, else element by element.
-  const blockwise = <T extends { set(a: T, off: number): void; subarray(a: number, b: number): T }>(out: T, src: T, rows: Int32Array, at: number, width: number, one: (o: number, r: number) => void): void => {
-    const runs = contiguousRuns(rows);
-    if (runs.length * 8 > rows.length) {
-      for (let i = 0; i < rows.length; i++) one(at + i, rows[i]!);
-      return;
-    }
-    for (const [pos, first, len] of runs) out.set(src.subarray(first * width, (first + len) * width), (at + pos) * width);
-  };
   switch (type) {
     case 'float':
     case 'long':
@@ -198,7 +195,8 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const src = (column as NumberColumn).data;
-        blockwise(out, src, rows, o, 1, (at, r) => (out[at] = src[r]!));
+        if (mostlyRuns(rows)) copyRuns(out, src, rows, o, 1);
+        else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
         o += rows.length;
       }
       return { type, data: out };
@@ -210,10 +208,14 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const s = int32Pairs((column as NanosColumn).data);
-        blockwise(w, s, rows, o, 2, (at, r) => {
-          w[2 * at] = s[2 * r]!;
-          w[2 * at + 1] = s[2 * r + 1]!;
-        });
+        if (mostlyRuns(rows)) copyRuns(w, s, rows, o, 2);
+        else {
+          for (let i = 0, k = 2 * o; i < rows.length; i++, k += 2) {
+            const j = rows[i]! * 2;
+            w[k] = s[j]!;
+            w[k + 1] = s[j + 1]!;
+          }
+        }
         o += rows.length;
       }
       return { type, data: out };
@@ -250,6 +252,21 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
         type,
         parts.map((p) => gather(p.column, p.rows)),
       );
+  }
+}
+
+/** Rows from..to-1 of `c`: a view sharing its buffers where the type allows, else a copy. */
+export function sliceColumn(c: Column, from: number, to: number): Column {
+  switch (c.type) {
+    case 'symbol':
+      return { type: 'symbol', codes: c.codes.subarray(from, to), dict: c.dict };
+    case 'string':
+      return { type: 'string', values: c.values.slice(from, to) };
+    case 'float[]':
+    case 'long[]':
+      return gather(c, Int32Array.from({ length: to - from }, (_, i) => from + i));
+    default:
+      return { ...c, data: c.data.subarray(from, to) } as Column;
   }
 }
 

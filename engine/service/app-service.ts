@@ -18,7 +18,8 @@ import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
 import { csvChunks } from './csv.js';
 
-const MAX_RESULTS = 8;
+/** Results held for paging, charting and export; the least recently used is dropped first. */
+export const MAX_RESULTS = 8;
 export const VERSION = '0.1.0';
 
 function tableInfo(db: Database, name: string): TableInfo {
@@ -104,6 +105,9 @@ export class AppService {
   private result(resultId: unknown): QueryResult {
     const r = typeof resultId === 'string' ? this.results.get(resultId) : undefined;
     if (!r) throw new TickscopeError('badRequest', `resultId: ${JSON.stringify(resultId)} is not a result held here; run the query again`);
+    // least recently used goes first: a result being paged, charted or exported stays
+    this.results.delete(resultId as string);
+    this.results.set(resultId as string, r);
     return r;
   }
 

@@ -75,6 +75,27 @@ function words(v: TsVec): Int32Array {
   return int32Pairs(v.d);
 }
 
+function lastNumbers(d: Float64Array, cell: Int32Array, n: number, num: Float64Array, has: Uint8Array): void {
+  for (let e = 0; e < n; e++) {
+    const x = d[e]!;
+    if (x !== x) continue;
+    const c = cell[e]!;
+    num[c] = x;
+    has[c] = 1;
+  }
+}
+
+function firstNumbers(d: Float64Array, cell: Int32Array, n: number, num: Float64Array, has: Uint8Array): void {
+  for (let e = 0; e < n; e++) {
+    const c = cell[e]!;
+    if (has[c]) continue;
+    const x = d[e]!;
+    if (x !== x) continue;
+    num[c] = x;
+    has[c] = 1;
+  }
+}
+
 /** first/last of any type: the value of the first (or last) non-null entry of each cell. */
 function firstLast(cells: number, out: number, w: Windows, last: boolean): Kernel {
   let kind: 'num' | 'ts' | 'sym' | undefined;
@@ -89,24 +110,30 @@ function firstLast(cells: number, out: number, w: Windows, last: boolean): Kerne
       if (!a || a.lvl === 'scalar') throw new Error('first/last of a literal');
       kind ??= a.t;
       type = a.type;
-      for (let e = 0; e < f.n; e++) {
-        const c = f.cell[e]!;
-        if (!last && has[c]) continue;
-        if (a.t === 'num') {
-          const x = a.d[e]!;
-          if (x !== x) continue;
-          num[c] = x;
-        } else if (a.t === 'ts') {
-          const ww = words(a);
+      const fn = f.n;
+      const cell = f.cell;
+      if (a.t === 'num') {
+        if (last) lastNumbers(a.d, cell, fn, num, has);
+        else firstNumbers(a.d, cell, fn, num, has);
+      } else if (a.t === 'ts') {
+        const ww = words(a);
+        for (let e = 0; e < fn; e++) {
+          const c = cell[e]!;
+          if (!last && has[c]) continue;
           if (ww[2 * e + 1] === -2147483648 && ww[2 * e] === 0) continue;
           tsw[2 * c] = ww[2 * e]!;
           tsw[2 * c + 1] = ww[2 * e + 1]!;
-        } else {
+          has[c] = 1;
+        }
+      } else {
+        for (let e = 0; e < fn; e++) {
+          const c = cell[e]!;
+          if (!last && has[c]) continue;
           if (symNull(a, a.codes[e]!)) continue;
           code[c] = a.codes[e]!;
           dicts[c] = a.dict;
+          has[c] = 1;
         }
-        has[c] = 1;
       }
     },
     finish() {
@@ -136,23 +163,40 @@ function firstLast(cells: number, out: number, w: Windows, last: boolean): Kerne
   };
 }
 
+function counts(d: Float64Array, cell: Int32Array, n: number, cnt: Float64Array): void {
+  let c = -1;
+  let k = 0;
+  for (let e = 0; e < n; e++) {
+    if (d[e] !== d[e]) continue;
+    const ce = cell[e]!;
+    if (ce !== c) {
+      if (c >= 0) cnt[c] = k;
+      c = ce;
+      k = cnt[c]!;
+    }
+    k++;
+  }
+  if (c >= 0) cnt[c] = k;
+}
+
 /** count of non-null values. */
 function countKernel(cells: number, out: number, w: Windows): Kernel {
   const cnt = new Float64Array(cells);
   return {
     add([a], f) {
+      const fn = f.n;
       if (!a) return;
       if (a.lvl === 'scalar') {
-        for (let e = 0; e < f.n; e++) cnt[f.cell[e]!]! += 1;
+        for (let e = 0; e < fn; e++) cnt[f.cell[e]!]! += 1;
         return;
       }
       if (a.t === 'num') {
-        for (let e = 0; e < f.n; e++) if (a.d[e] === a.d[e]) cnt[f.cell[e]!]! += 1;
+        counts(a.d, f.cell, fn, cnt);
       } else if (a.t === 'ts') {
         const ww = words(a);
-        for (let e = 0; e < f.n; e++) if (!(ww[2 * e + 1] === -2147483648 && ww[2 * e] === 0)) cnt[f.cell[e]!]! += 1;
+        for (let e = 0; e < fn; e++) if (!(ww[2 * e + 1] === -2147483648 && ww[2 * e] === 0)) cnt[f.cell[e]!]! += 1;
       } else {
-        for (let e = 0; e < f.n; e++) if (!symNull(a, a.codes[e]!)) cnt[f.cell[e]!]! += 1;
+        for (let e = 0; e < fn; e++) if (!symNull(a, a.codes[e]!)) cnt[f.cell[e]!]! += 1;
       }
     },
     finish: () => cellNum(fold(w, out, cnt, 0, add), 'long'),
@@ -205,6 +249,56 @@ function numeric(op: AggregateOp, a: Vec | undefined, fail: Fail, name: string, 
   return a;
 }
 
+/*
+ * The loops below keep the running state of the current cell in locals and store it when the cell
+ * changes: consecutive entries mostly share a cell (rows come one identifier at a time), so the adds
+ * chain through registers instead of memory. The order of operations, hence every result bit, is
+ * that of adding entry by entry.
+ */
+
+function sums(d: Float64Array, cell: Int32Array, n: number, acc: Float64Array, cnt: Float64Array): void {
+  let c = -1;
+  let s = 0;
+  let k = 0;
+  for (let e = 0; e < n; e++) {
+    const x = d[e]!;
+    if (x !== x) continue;
+    const ce = cell[e]!;
+    if (ce !== c) {
+      if (c >= 0) {
+        acc[c] = s;
+        cnt[c] = k;
+      }
+      c = ce;
+      s = acc[c]!;
+      k = cnt[c]!;
+    }
+    s += x;
+    k++;
+  }
+  if (c >= 0) {
+    acc[c] = s;
+    cnt[c] = k;
+  }
+}
+
+function extremes(d: Float64Array, cell: Int32Array, n: number, acc: Float64Array, max: boolean): void {
+  let c = -1;
+  let cur = NaN;
+  for (let e = 0; e < n; e++) {
+    const x = d[e]!;
+    if (x !== x) continue;
+    const ce = cell[e]!;
+    if (ce !== c) {
+      if (c >= 0) acc[c] = cur;
+      c = ce;
+      cur = acc[c]!;
+    }
+    if (cur !== cur || (max ? x > cur : x < cur)) cur = x;
+  }
+  if (c >= 0) acc[c] = cur;
+}
+
 /** sum, avg, min, max over numbers (and timestamps for avg, min, max). */
 function arithmetic(op: 'sum' | 'avg' | 'min' | 'max', cells: number, out: number, w: Windows, fail: Fail, name: string): Kernel {
   const acc = new Float64Array(cells).fill(op === 'min' || op === 'max' ? NaN : 0);
@@ -219,18 +313,8 @@ function arithmetic(op: 'sum' | 'avg' | 'min' | 'max', cells: number, out: numbe
       type = a.type;
       ts = a.t === 'ts';
       const d = offsets.values(a);
-      for (let e = 0; e < f.n; e++) {
-        const x = d[e]!;
-        if (x !== x) continue;
-        const c = f.cell[e]!;
-        if (op === 'min' || op === 'max') {
-          const cur = acc[c]!;
-          if (cur !== cur || (max ? x > cur : x < cur)) acc[c] = x;
-        } else {
-          acc[c]! += x;
-          cnt[c]! += 1;
-        }
-      }
+      if (op === 'min' || op === 'max') extremes(d, f.cell, f.n, acc, max);
+      else sums(d, f.cell, f.n, acc, cnt);
     },
     finish() {
       if (op === 'min' || op === 'max') {
@@ -247,6 +331,18 @@ function arithmetic(op: 'sum' | 'avg' | 'min' | 'max', cells: number, out: numbe
   };
 }
 
+function welford(d: Float64Array, cell: Int32Array, count: number, n: Float64Array, mean: Float64Array, m2: Float64Array): void {
+  for (let e = 0; e < count; e++) {
+    const x = d[e]!;
+    if (x !== x) continue;
+    const c = cell[e]!;
+    const k = ++n[c]!;
+    const delta = x - mean[c]!;
+    mean[c]! += delta / k;
+    m2[c]! += delta * (x - mean[c]!);
+  }
+}
+
 /** Population (dev/var) or sample (sdev/svar) spread: Welford states, merged per window (Chan). */
 function spread(op: 'dev' | 'sdev' | 'var' | 'svar', cells: number, out: number, w: Windows, fail: Fail, name: string): Kernel {
   const n = new Float64Array(cells);
@@ -261,15 +357,7 @@ function spread(op: 'dev' | 'sdev' | 'var' | 'svar', cells: number, out: number,
   return {
     add([raw], f) {
       const a = numeric(op, raw, fail, name, false) as NumVec;
-      for (let e = 0; e < f.n; e++) {
-        const x = a.d[e]!;
-        if (x !== x) continue;
-        const c = f.cell[e]!;
-        const k = ++n[c]!;
-        const delta = x - mean[c]!;
-        mean[c]! += delta / k;
-        m2[c]! += delta * (x - mean[c]!);
-      }
+      welford(a.d, f.cell, f.n, n, mean, m2);
     },
     finish() {
       const res = new Float64Array(out);
@@ -298,6 +386,38 @@ function spread(op: 'dev' | 'sdev' | 'var' | 'svar', cells: number, out: number,
   };
 }
 
+function weightedSums(wd: Float64Array, xd: Float64Array, cell: Int32Array, n: number, sw: Float64Array, swx: Float64Array, seen: Float64Array): void {
+  let c = -1;
+  let a = 0;
+  let b = 0;
+  let k = 0;
+  for (let e = 0; e < n; e++) {
+    const wt = wd[e]!;
+    const x = xd[e]!;
+    if (wt !== wt || x !== x) continue;
+    const ce = cell[e]!;
+    if (ce !== c) {
+      if (c >= 0) {
+        sw[c] = a;
+        swx[c] = b;
+        seen[c] = k;
+      }
+      c = ce;
+      a = sw[c]!;
+      b = swx[c]!;
+      k = seen[c]!;
+    }
+    a += wt;
+    b += wt * x;
+    k++;
+  }
+  if (c >= 0) {
+    sw[c] = a;
+    swx[c] = b;
+    seen[c] = k;
+  }
+}
+
 /** wavg (weights, values) and wsum over rows where both are non-null. */
 function weighted(op: 'wavg' | 'wsum', cells: number, out: number, w: Windows, fail: Fail, names: [string, string]): Kernel {
   const sw = new Float64Array(cells);
@@ -307,15 +427,7 @@ function weighted(op: 'wavg' | 'wsum', cells: number, out: number, w: Windows, f
     add([rw, rx], f) {
       const wv = numeric(op, rw, fail, names[0], false) as NumVec;
       const xv = numeric(op, rx, fail, names[1], false) as NumVec;
-      for (let e = 0; e < f.n; e++) {
-        const wt = wv.d[e]!;
-        const x = xv.d[e]!;
-        if (wt !== wt || x !== x) continue;
-        const c = f.cell[e]!;
-        sw[c]! += wt;
-        swx[c]! += wt * x;
-        seen[c]! += 1;
-      }
+      weightedSums(wv.d, xv.d, f.cell, f.n, sw, swx, seen);
     },
     finish() {
       const tw = fold(w, out, sw, 0, add);
@@ -335,11 +447,12 @@ function medianKernel(cells: number, out: number, fail: Fail, name: string): Ker
   let ts = false;
   return {
     add([raw], f) {
+      const fn = f.n;
       const a = numeric('med', raw, fail, name, true);
       type = a.type;
       ts = a.t === 'ts';
       const d = offsets.values(a);
-      for (let e = 0; e < f.n; e++) if (d[e] === d[e]) values[f.cell[e]!]!.push(d[e]!);
+      for (let e = 0; e < fn; e++) if (d[e] === d[e]) values[f.cell[e]!]!.push(d[e]!);
     },
     finish() {
       const res = new Float64Array(out);

@@ -21,7 +21,7 @@ import { evaluate } from './evaluate.js';
 import { atomCells, cellIndex, type Layout, layoutOf, movingFrames, plainFrame, presentKeys, windowRanges } from './frames.js';
 import { groupBy } from './groups.js';
 import { groupExchanges, type HolidayMode, loadCalendar, nonTradingDay } from './holidays.js';
-import { partBuckets, partFrames, streamGroups } from './stream.js';
+import { partBuckets, partFrames, presentPairs, streamGroups } from './stream.js';
 import { combinable, type Node } from './tree.js';
 import { vecToColumn } from './vectors.js';
 
@@ -118,31 +118,53 @@ function allowedCells(p: StatsPlan, ranges: Selection['ranges'], exchangeOf: (g:
   return (k, g) => inSlice(k) && !closed(buckets.boundary(k), g);
 }
 
-/** The cells that exist: racked, moving windows holding rows, or buckets holding rows. */
+/**
+ * The cells that exist: racked, moving windows holding rows, or buckets holding rows; in output
+ * order (bucket, then group rank) where built here.
+ */
 function cellKeys(
   p: StatsPlan,
   groupCount: number,
+  rank: Int32Array,
   allowed: (b: number, g: number) => boolean,
   present: () => Array<[number, number]>,
   presentAtoms: () => Array<[number, number]>,
 ): Array<[number, number]> {
   const buckets = p.buckets;
   if (!buckets) return Array.from({ length: groupCount }, (_, g): [number, number] => [0, g]);
+  const byRank = new Int32Array(groupCount);
+  rank.forEach((r, g) => (byRank[r] = g));
+  const listed = (has: (k: number, g: number) => boolean): Array<[number, number]> => {
+    const keys: Array<[number, number]> = [];
+    for (let k = 0; k < buckets.count; k++) {
+      for (let r = 0; r < groupCount; r++) {
+        const g = byRank[r]!;
+        if (has(k, g) && allowed(k, g)) keys.push([k, g]);
+      }
+    }
+    return keys;
+  };
   if (p.racking) {
     if (buckets.count * groupCount > MAX_CELLS) {
       throw argError('badValue', 'granularity', p.granularity, `gives ${buckets.count} buckets × ${groupCount} groups, more than ${MAX_CELLS} cells to rack`, 'a coarser granularity, a shorter window or fewer groups');
     }
-    const keys: Array<[number, number]> = [];
-    for (let k = 0; k < buckets.count; k++) for (let g = 0; g < groupCount; g++) if (allowed(k, g)) keys.push([k, g]);
-    return keys;
+    return listed(() => true);
   }
   if (!p.atoms) return present().filter(([b, g]) => allowed(b, g));
   // atom a lies in the window of bucket k when (k+1)·perBucket - perWindow <= a < (k+1)·perBucket
+  const span = (a: number): [number, number] => [Math.max(0, Math.ceil((a + 1) / p.perBucket) - 1), Math.min(buckets.count - 1, Math.floor((a + p.perWindow) / p.perBucket) - 1)];
+  if (buckets.count * groupCount <= MAX_CELLS) {
+    const marks = new Uint8Array(buckets.count * groupCount);
+    for (const [a, g] of presentAtoms()) {
+      const [first, last] = span(a);
+      for (let k = first; k <= last; k++) marks[k * groupCount + g] = 1;
+    }
+    return listed((k, g) => marks[k * groupCount + g] === 1);
+  }
   const seen = new Set<number>();
   const keys: Array<[number, number]> = [];
   for (const [a, g] of presentAtoms()) {
-    const first = Math.max(0, Math.ceil((a + 1) / p.perBucket) - 1);
-    const last = Math.min(buckets.count - 1, Math.floor((a + p.perWindow) / p.perBucket) - 1);
+    const [first, last] = span(a);
     for (let k = first; k <= last; k++) {
       const key = k * groupCount + g;
       if (!seen.has(key) && allowed(k, g)) {
@@ -169,7 +191,7 @@ export function gatheredCells(p: StatsPlan, selection: Selection, wanted: readon
   const atomOf = p.atoms ? p.atoms.assign(words, undefined, table.length) : undefined;
   const exchangeOf = exchangesOf(p, table, groups.ofRow, groups.count, ex.extra);
   const allowed = allowedCells(p, selection.ranges, exchangeOf, ex.count);
-  const keys = cellKeys(p, ex.count, allowed, () => presentKeys(bucketOf, groups.ofRow, ex.count), () => presentKeys(atomOf!, groups.ofRow, ex.count));
+  const keys = cellKeys(p, ex.count, ex.rank, allowed, () => presentKeys(bucketOf, groups.ofRow, ex.count), () => presentKeys(atomOf!, groups.ofRow, ex.count));
   const layout = layoutOf(keys, ex.rank);
   const values = new Map<string, Column>();
   if (atomOf) {
@@ -197,35 +219,25 @@ export function streamedCells(p: StatsPlan, selection: Selection): Cells {
   statsPaths.streamed++;
   const parts = selection.parts;
   const types = new Map(p.t.columns.map((c) => [c.name, c.type]));
-  const sg = streamGroups(parts, p.groupCols, types);
+  const sg = streamGroups(parts, p.groupCols, types, p.t.idColumn);
   const ex = withExtraGroups(p, p.groupCols.length === 0 ? new Table([], [], sg.count) : sg.keys, sg.count, sg.rank);
-  const bucketParts = p.buckets && p.clock ? partBuckets(parts, p.clock, p.buckets) : undefined;
+  const bucketParts = p.buckets && p.clock && !p.atoms ? partBuckets(parts, p.clock, p.buckets) : undefined;
   const atomParts = p.atoms && p.clock ? partBuckets(parts, p.clock, p.atoms) : undefined;
-  const pairs = (of: readonly Int32Array[]): Array<[number, number]> => presentKeys(concat(of), concat(sg.ofRow), ex.count);
   const allowed = allowedCells(p, selection.ranges, () => '', ex.count);
-  const keys = cellKeys(p, ex.count, allowed, () => (bucketParts ? pairs(bucketParts) : []), () => pairs(atomParts!));
+  let atomPairs: Array<[number, number]> | undefined;
+  const presentAtoms = (): Array<[number, number]> => (atomPairs ??= presentPairs(parts, atomParts!, sg, p.atoms!.count));
+  const keys = cellKeys(p, ex.count, ex.rank, allowed, () => (bucketParts ? presentPairs(parts, bucketParts, sg, p.buckets!.count) : []), presentAtoms);
   const layout = layoutOf(keys, ex.rank);
   let frames: Frame[];
   if (atomParts) {
-    const atoms = atomCells(pairs(atomParts), ex.count);
+    const atoms = atomCells([...presentAtoms()], ex.count);
     const windows = windowRanges(atoms, layout, ex.count, p.perBucket, p.perWindow);
-    frames = partFrames(parts, atomParts, sg.ofRow, atoms.cellOf, { cells: atoms.keys.length, out: layout.out, windows });
+    frames = partFrames(parts, atomParts, sg, atoms.cellOf, { cells: atoms.keys.length, out: layout.out, windows });
   } else {
-    frames = partFrames(parts, bucketParts, sg.ofRow, cellIndex(layout, ex.count), { cells: layout.out, out: layout.out });
+    frames = partFrames(parts, bucketParts, sg, cellIndex(layout, ex.count), { cells: layout.out, out: layout.out });
   }
   const values = new Map(p.outputs.map((o) => [o.name, vecToColumn(evaluate(o.node, frames, o.arg, o.tree), layout.out)]));
   return { groupCount: ex.count, keys: ex.keys, layout, values };
-}
-
-function concat(arrays: readonly Int32Array[]): Int32Array {
-  if (arrays.length === 1) return arrays[0]!;
-  const out = new Int32Array(arrays.reduce((s, a) => s + a.length, 0));
-  let o = 0;
-  for (const a of arrays) {
-    out.set(a, o);
-    o += a.length;
-  }
-  return out;
 }
 
 /** Without buckets every row's cell is its group's place in the layout: one pass, no lookups. */

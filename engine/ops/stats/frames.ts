@@ -18,7 +18,10 @@ export interface Layout {
 
 /** Output cells from (bucket, group) keys, ordered by bucket then group rank. */
 export function layoutOf(keys: ReadonlyArray<readonly [number, number]>, rank: Int32Array): Layout {
-  const sorted = [...keys].sort((a, b) => a[0] - b[0] || rank[a[1]]! - rank[b[1]]!);
+  const before = (a: readonly [number, number], b: readonly [number, number]): number => a[0] - b[0] || rank[a[1]]! - rank[b[1]]!;
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = before(keys[i - 1]!, keys[i]!) < 0;
+  const sorted = ordered ? keys : [...keys].sort(before);
   return {
     out: sorted.length,
     bucket: Int32Array.from(sorted, (k) => k[0]),
@@ -26,17 +29,31 @@ export function layoutOf(keys: ReadonlyArray<readonly [number, number]>, rank: I
   };
 }
 
-/** A cell index per (bucket, group): a dense table when small, a map otherwise. */
-export function cellIndex(layout: Layout, groups: number): (bucket: number, group: number) => number {
-  const maxBucket = layout.bucket.reduce((m, b) => Math.max(m, b), -1) + 1;
-  if (maxBucket * groups <= 20_000_000) {
-    const table = new Int32Array(Math.max(1, maxBucket * groups)).fill(-1);
-    for (let o = 0; o < layout.out; o++) table[layout.bucket[o]! * groups + layout.group[o]!] = o;
-    return (b, g) => (b < 0 || b >= maxBucket ? -1 : table[b * groups + g]!);
+/** Cells of (bucket, group) pairs: a lookup, and the dense table behind it when there is one. */
+export interface CellLookup {
+  (bucket: number, group: number): number;
+  /** cell of (b, g) at b * groups + g, for b < buckets; -1 where none */
+  readonly dense?: { readonly table: Int32Array; readonly buckets: number; readonly groups: number };
+}
+
+function lookupOf(pairs: (add: (b: number, g: number, cell: number) => void) => void, buckets: number, groups: number): CellLookup {
+  if (buckets * groups <= 20_000_000) {
+    const table = new Int32Array(Math.max(1, buckets * groups)).fill(-1);
+    pairs((b, g, c) => (table[b * groups + g] = c));
+    const f = (b: number, g: number): number => (b < 0 || b >= buckets ? -1 : table[b * groups + g]!);
+    return Object.assign(f, { dense: { table, buckets, groups } });
   }
   const map = new Map<number, number>();
-  for (let o = 0; o < layout.out; o++) map.set(layout.bucket[o]! * groups + layout.group[o]!, o);
+  pairs((b, g, c) => map.set(b * groups + g, c));
   return (b, g) => map.get(b * groups + g) ?? -1;
+}
+
+/** A cell index per (bucket, group): a dense table when small, a map otherwise. */
+export function cellIndex(layout: Layout, groups: number): CellLookup {
+  const maxBucket = layout.bucket.reduce((m, b) => Math.max(m, b), -1) + 1;
+  return lookupOf((add) => {
+    for (let o = 0; o < layout.out; o++) add(layout.bucket[o]!, layout.group[o]!, o);
+  }, maxBucket, groups);
 }
 
 /** The (bucket, group) pairs rows fall in. */
@@ -93,21 +110,14 @@ export function plainFrame(table: Table, layout: Layout, bucketOf: Int32Array, g
 export interface AtomCells {
   readonly keys: ReadonlyArray<readonly [number, number]>;
   /** the reduce cell of (atom, group), or -1 */
-  readonly cellOf: (atom: number, group: number) => number;
+  readonly cellOf: CellLookup;
 }
 
 /** Atom cells from the (atom, group) pairs present. */
 export function atomCells(present: Array<[number, number]>, groups: number): AtomCells {
   const keys = present.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
   const maxAtom = keys.reduce((m, [a]) => Math.max(m, a), -1) + 1;
-  if (maxAtom * groups <= 32_000_000) {
-    const dense = new Int32Array(Math.max(1, maxAtom * groups)).fill(-1);
-    keys.forEach(([a, g], c) => (dense[a * groups + g] = c));
-    return { keys, cellOf: (a, g) => (a < 0 || a >= maxAtom ? -1 : dense[a * groups + g]!) };
-  }
-  const map = new Map<number, number>();
-  keys.forEach(([a, g], c) => map.set(a * groups + g, c));
-  return { keys, cellOf: (a, g) => map.get(a * groups + g) ?? -1 };
+  return { keys, cellOf: lookupOf((add) => keys.forEach(([a, g], c) => add(a, g, c)), maxAtom, groups) };
 }
 
 /**

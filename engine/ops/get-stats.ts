@@ -5,6 +5,7 @@
  * bucket of every group), holiday buckets removed first when asked, then filled per group.
  */
 import { type Column, gather, type SymbolColumn } from '../core/column.js';
+import { statsArena } from '../core/arena.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
@@ -44,6 +45,8 @@ function holidayMode(args: DecodedArgs): HolidayMode | undefined {
 
 /** Runs getStats against one database. */
 export function getStats(db: Database, args: DecodedArgs): QueryResult {
+  // the selected rows, cells and buckets of the last query are no longer in use
+  statsArena.reset();
   db.refresh();
   const t = db.table(args.get('table', 'symbol')!);
   const inputTZ = zoneArg(args, 'inputTZ');
@@ -122,6 +125,7 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     ...(predicate ? { predicate } : {}),
     buffer: db.config.timeColBuffer,
     order: needsOrder ? 'time' : 'storage',
+    alloc: (n) => statsArena.take(n),
   });
 
   const clock = timeColumn ?? t.timeColumn;

@@ -24,6 +24,8 @@ export interface ScanPlan {
   readonly predicate?: Predicate;
   /** 'storage' leaves rows in identifier-then-time order (enough when only each identifier's order matters). */
   readonly order?: 'time' | 'storage';
+  /** Where the row array comes from (default: a new array). */
+  readonly alloc?: (n: number) => Int32Array;
 }
 
 const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
@@ -80,7 +82,7 @@ export function scanPartition(p: RowSource, plan: ScanPlan): Int32Array {
     }
     if (segments.length > first) runs.push([segments[first]![0], segments[segments.length - 1]![1]]);
   }
-  let sel = new Int32Array(total);
+  let sel = plan.alloc ? plan.alloc(total) : new Int32Array(total);
   let n = 0;
   for (const [lo, hi] of segments) for (let r = lo; r < hi; r++) sel[n++] = r;
   if (plan.predicate && n > 0) n = plan.predicate.apply(p, sel, n);

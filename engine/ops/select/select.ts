@@ -30,6 +30,8 @@ export interface SelectSpec {
   readonly buffer: bigint;
   /** 'storage': each identifier's rows in time order, identifiers one after another (no merge). */
   readonly order?: 'time' | 'storage';
+  /** Where row arrays come from (a query's scratch arena), default new arrays. */
+  readonly alloc?: (n: number) => Int32Array;
 }
 
 export interface Selection {
@@ -126,6 +128,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       ...(spec.ids ? { ids: spec.ids } : {}),
       ...(predicate ? { predicate } : {}),
       ...(spec.order ? { order: spec.order } : {}),
+      ...(spec.alloc ? { alloc: spec.alloc } : {}),
     });
     if (rows.length > 0) parts.push({ source, rows });
   }

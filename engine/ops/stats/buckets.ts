@@ -25,7 +25,7 @@ export interface Buckets {
   /** The nominal start of bucket k (its end is boundary(k + 1)). */
   boundary(k: number): bigint;
   /** Bucket index of each time (hi/lo words of int64 ns), -1 outside [start, end). */
-  assign(words: Int32Array, rows: Int32Array | undefined, n: number): Int32Array;
+  assign(words: Int32Array, rows: Int32Array | undefined, n: number, out?: Int32Array): Int32Array;
 }
 
 const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
@@ -54,8 +54,8 @@ export function makeBuckets(unit: Unit, granularity: number, start: bigint, end:
     return {
       count,
       boundary: (k) => start + BigInt(k) * g,
-      assign: (words, rows, n) => {
-        const out = new Int32Array(n);
+      assign: (words, rows, n, into) => {
+        const out = into ?? new Int32Array(n);
         if (exact) {
           assignFixed(words, rows, n, sh, sl, gNum, count, out);
           return out;
@@ -87,8 +87,8 @@ export function makeBuckets(unit: Unit, granularity: number, start: bigint, end:
   return {
     count,
     boundary: (k) => bounds[k] ?? localToInstant({ ...civilFromDays(day0 + k * granularity), nsOfDay }, zone),
-    assign: (words, rows, n) => {
-      const out = new Int32Array(n);
+    assign: (words, rows, n, into) => {
+      const out = into ?? new Int32Array(n);
       for (let i = 0; i < n; i++) {
         const r = rows ? rows[i]! : i;
         const hi = words[2 * r + 1]!;

@@ -6,6 +6,7 @@
  *   tree combines, no order across identifiers, no ref columns, no orderbook, no per-group calendar).
  */
 import { type Column, gatherOrNull, type SymbolColumn } from '../../core/column.js';
+import { statsArena } from '../../core/arena.js';
 import { argError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { Database } from '../../storage/database.js';
@@ -216,13 +217,14 @@ export function gatheredCells(p: StatsPlan, selection: Selection, wanted: readon
 
 /** The streamed path. */
 export function streamedCells(p: StatsPlan, selection: Selection): Cells {
+  const take = (n: number): Int32Array => statsArena.take(n);
   statsPaths.streamed++;
   const parts = selection.parts;
   const types = new Map(p.t.columns.map((c) => [c.name, c.type]));
   const sg = streamGroups(parts, p.groupCols, types, p.t.idColumn);
   const ex = withExtraGroups(p, p.groupCols.length === 0 ? new Table([], [], sg.count) : sg.keys, sg.count, sg.rank);
-  const bucketParts = p.buckets && p.clock && !p.atoms ? partBuckets(parts, p.clock, p.buckets) : undefined;
-  const atomParts = p.atoms && p.clock ? partBuckets(parts, p.clock, p.atoms) : undefined;
+  const bucketParts = p.buckets && p.clock && !p.atoms ? partBuckets(parts, p.clock, p.buckets, take) : undefined;
+  const atomParts = p.atoms && p.clock ? partBuckets(parts, p.clock, p.atoms, take) : undefined;
   const allowed = allowedCells(p, selection.ranges, () => '', ex.count);
   let atomPairs: Array<[number, number]> | undefined;
   const presentAtoms = (): Array<[number, number]> => (atomPairs ??= presentPairs(parts, atomParts!, sg, p.atoms!.count));
@@ -232,9 +234,9 @@ export function streamedCells(p: StatsPlan, selection: Selection): Cells {
   if (atomParts) {
     const atoms = atomCells([...presentAtoms()], ex.count);
     const windows = windowRanges(atoms, layout, ex.count, p.perBucket, p.perWindow);
-    frames = partFrames(parts, atomParts, sg, atoms.cellOf, { cells: atoms.keys.length, out: layout.out, windows });
+    frames = partFrames(parts, atomParts, sg, atoms.cellOf, { cells: atoms.keys.length, out: layout.out, windows }, take);
   } else {
-    frames = partFrames(parts, bucketParts, sg, cellIndex(layout, ex.count), { cells: layout.out, out: layout.out });
+    frames = partFrames(parts, bucketParts, sg, cellIndex(layout, ex.count), { cells: layout.out, out: layout.out }, take);
   }
   const values = new Map(p.outputs.map((o) => [o.name, vecToColumn(evaluate(o.node, frames, o.arg, o.tree), layout.out)]));
   return { groupCount: ex.count, keys: ex.keys, layout, values };

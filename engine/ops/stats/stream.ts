@@ -156,11 +156,11 @@ export function streamGroups(parts: readonly Part[], columns: readonly string[],
 }
 
 /** Each part's bucket (or atom) of each selected row, from its clock column. */
-export function partBuckets(parts: readonly Part[], clock: string, buckets: Buckets): Int32Array[] {
+export function partBuckets(parts: readonly Part[], clock: string, buckets: Buckets, alloc: (n: number) => Int32Array): Int32Array[] {
   return parts.map(({ source, rows }) => {
     const time = source.column(clock);
     if (time.type !== 'timestamp') throw new Error(`${clock} is not a timestamp column`);
-    return buckets.assign(int32Pairs(time.data), rows, rows.length);
+    return buckets.assign(int32Pairs(time.data), rows, rows.length, alloc(rows.length));
   });
 }
 
@@ -224,6 +224,7 @@ export function partFrames(
   sg: StreamGroups,
   cellOf: CellLookup,
   shape: Pick<Frame, 'cells' | 'out' | 'windows'>,
+  alloc: (n: number) => Int32Array,
 ): Frame[] {
   // without buckets a row's cell depends on its group only: whole runs get one cell
   const cellOfGroup = bucketOf ? undefined : Int32Array.from({ length: sg.count }, (_, g) => cellOf(0, g));
@@ -231,7 +232,7 @@ export function partFrames(
   return parts.map(({ source, rows }, p) => {
     const { start, group } = sg.runs[p]!;
     const buckets = bucketOf?.[p];
-    const cell = new Int32Array(rows.length);
+    const cell = alloc(rows.length);
     let kept = 0;
     for (let j = 0; j < group.length; j++) {
       const g = group[j]!;

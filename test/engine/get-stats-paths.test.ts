@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
+import { Int32Arena } from '../../engine/core/arena.js';
+import { writePayloadJson } from '../../engine/gateway/envelope.js';
 import { statsPaths } from '../../engine/ops/stats/cells.js';
 import { payloadRows, tempDir } from '../helpers/db.js';
 
@@ -51,4 +53,45 @@ describe('getStats: streamed and gathered paths agree', () => {
       expect(streamed.length).toBeGreaterThan(0);
     });
   }
+});
+
+describe('getStats scratch memory', () => {
+  it('a result stays intact after later queries reuse the scratch arena', () => {
+    const snapshot = (result: ReturnType<Engine['call']>): string => {
+      let text = '';
+      writePayloadJson(result, (s) => (text += s));
+      return text;
+    };
+    for (const [, args] of queries) {
+      const body = { table: 'Trade', ...args };
+      const kept = engine.call('getStats', body);
+      const before = snapshot(kept);
+      for (const [, other] of queries) engine.call('getStats', { table: 'Trade', ...other });
+      engine.call('getTicks', { table: 'Trade', startTS: first, endTS: days[1]!, columns: ['price'] });
+      expect(snapshot(kept)).toBe(before);
+    }
+  });
+});
+
+describe('Int32Arena', () => {
+  it('hands out disjoint arrays, grows to what a query wanted, and falls back beyond its limit', () => {
+    const arena = new Int32Arena(1000);
+    arena.reset();
+    const a = arena.take(10); // empty arena: a fresh array
+    a.fill(1);
+    arena.reset(); // grows to 10
+    const b = arena.take(6);
+    const c = arena.take(4);
+    b.fill(2);
+    c.fill(3);
+    expect([...b, ...c]).toEqual([2, 2, 2, 2, 2, 2, 3, 3, 3, 3]);
+    expect(b.buffer).toBe(c.buffer);
+    const d = arena.take(5); // past the buffer: fresh
+    expect(d.buffer).not.toBe(b.buffer);
+    arena.reset(); // grows to 15
+    expect(arena.take(15).buffer.byteLength).toBe(60);
+    arena.take(2000);
+    arena.reset(); // 2015 wanted is over the limit: stays at 15
+    expect(arena.take(15).buffer.byteLength).toBe(60);
+  });
 });

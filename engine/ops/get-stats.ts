@@ -5,7 +5,7 @@
  * bucket of every group), holiday buckets removed first when asked, then filled per group.
  */
 import { type Column, gather, type SymbolColumn } from '../core/column.js';
-import { statsArena } from '../core/arena.js';
+import { queryArena, scratchInt32 } from '../core/arena.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
@@ -43,10 +43,12 @@ function holidayMode(args: DecodedArgs): HolidayMode | undefined {
   return v === '' || v === '`' ? { kind: 'all' } : { kind: 'exchange', exchange: v };
 }
 
-/** Runs getStats against one database. */
+/** Runs getStats against one database (its transient arrays in the query arena). */
 export function getStats(db: Database, args: DecodedArgs): QueryResult {
-  // the selected rows, cells and buckets of the last query are no longer in use
-  statsArena.reset();
+  return queryArena.scoped(() => runGetStats(db, args));
+}
+
+function runGetStats(db: Database, args: DecodedArgs): QueryResult {
   db.refresh();
   const t = db.table(args.get('table', 'symbol')!);
   const inputTZ = zoneArg(args, 'inputTZ');
@@ -125,7 +127,7 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     ...(predicate ? { predicate } : {}),
     buffer: db.config.timeColBuffer,
     order: needsOrder ? 'time' : 'storage',
-    alloc: (n) => statsArena.take(n),
+    alloc: scratchInt32,
   });
 
   const clock = timeColumn ?? t.timeColumn;

@@ -3,6 +3,7 @@
  * front (every error names its argument); then rows are selected (select/), gathered, and shaped:
  * orderbook snapshots, fill, reference joins, sort, rounding.
  */
+import { queryArena, scratchInt32 } from '../core/arena.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
@@ -29,8 +30,12 @@ function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
 }
 
 
-/** Runs getTicks against one database. */
+/** Runs getTicks against one database (its transient arrays in the query arena). */
 export function getTicks(db: Database, args: DecodedArgs): QueryResult {
+  return queryArena.scoped(() => runGetTicks(db, args));
+}
+
+function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   db.refresh();
   const t = db.table(args.get('table', 'symbol')!);
   const inputTZ = zoneArg(args, 'inputTZ');
@@ -76,6 +81,7 @@ export function getTicks(db: Database, args: DecodedArgs): QueryResult {
     ...(predicate ? { predicate } : {}),
     ...(canCor ? { canCor } : {}),
     buffer: db.config.timeColBuffer,
+    alloc: scratchInt32,
   });
 
   // Columns needed on the way: requested ones, plus time, identifier, join keys and level lists.
@@ -91,7 +97,8 @@ export function getTicks(db: Database, args: DecodedArgs): QueryResult {
     table = withTopOfBook(table);
     names.push('bestBid', 'bestAsk', 'maxSize', 'spread', 'midPoint');
   }
-  if (fill) table = fillTable(table, fill, idSymbol, timeColumn ?? null);
+  // the gathered columns belong to this query: fill writes into them
+  if (fill) table = fillTable(table, fill, idSymbol, timeColumn ?? null, new Set(), { owned: true, alloc: scratchInt32 });
   if (refs.length > 0) {
     const before = new Set(table.names);
     const named = orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData';

@@ -74,24 +74,30 @@ describe('getStats scratch memory', () => {
 });
 
 describe('Int32Arena', () => {
-  it('hands out disjoint arrays, grows to what a query wanted, and falls back beyond its limit', () => {
+  it('hands out disjoint arrays in scopes, grows to what a query wanted, and falls back beyond its limit', () => {
     const arena = new Int32Arena(1000);
-    arena.reset();
-    const a = arena.take(10); // empty arena: a fresh array
-    a.fill(1);
-    arena.reset(); // grows to 10
+    expect(arena.take(4).buffer.byteLength).toBe(16); // outside a scope: a new array
+    arena.scoped(() => arena.take(10).fill(1)); // empty buffer: a new array, 10 wanted
+    const mark = arena.open(); // grows to 10
     const b = arena.take(6);
     const c = arena.take(4);
     b.fill(2);
     c.fill(3);
     expect([...b, ...c]).toEqual([2, 2, 2, 2, 2, 2, 3, 3, 3, 3]);
     expect(b.buffer).toBe(c.buffer);
-    const d = arena.take(5); // past the buffer: fresh
+    const d = arena.take(5); // past the buffer: a new array
     expect(d.buffer).not.toBe(b.buffer);
-    arena.reset(); // grows to 15
-    expect(arena.take(15).buffer.byteLength).toBe(60);
-    arena.take(2000);
-    arena.reset(); // 2015 wanted is over the limit: stays at 15
-    expect(arena.take(15).buffer.byteLength).toBe(60);
+    // a nested scope takes above the outer arrays and gives them back
+    arena.scoped(() => arena.take(3));
+    expect([...b, ...c]).toEqual([2, 2, 2, 2, 2, 2, 3, 3, 3, 3]);
+    arena.close(mark);
+    arena.scoped(() => {
+      const f = arena.takeFloat64(7); // grown to 15 words: 7 doubles fit after alignment
+      f.fill(0.5);
+      expect(f.byteOffset % 8).toBe(0);
+      expect([...f]).toEqual(Array(7).fill(0.5));
+      arena.take(2000); // over the limit: not kept
+    });
+    arena.scoped(() => expect(arena.take(15).buffer.byteLength).toBe(60));
   });
 });

@@ -6,7 +6,7 @@
  *   tree combines, no order across identifiers, no ref columns, no orderbook, no per-group calendar).
  */
 import { type Column, gatherOrNull, type SymbolColumn } from '../../core/column.js';
-import { statsArena } from '../../core/arena.js';
+import { scratchInt32 } from '../../core/arena.js';
 import { argError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { Database } from '../../storage/database.js';
@@ -217,7 +217,7 @@ export function gatheredCells(p: StatsPlan, selection: Selection, wanted: readon
 
 /** The streamed path. */
 export function streamedCells(p: StatsPlan, selection: Selection): Cells {
-  const take = (n: number): Int32Array => statsArena.take(n);
+  const take = scratchInt32;
   statsPaths.streamed++;
   const parts = selection.parts;
   const types = new Map(p.t.columns.map((c) => [c.name, c.type]));

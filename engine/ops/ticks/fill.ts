@@ -16,9 +16,9 @@ export const FILL_MODES = ['null', 'zero', 'forward', 'linear', 'linearStep'] as
 export type FillMode = (typeof FILL_MODES)[number];
 
 /** The group (identifier, by string) of every row, and the number of groups; one group without one. */
-export function groupOfRows(t: Table, idColumn: string | null): { group: Int32Array; count: number } {
+export function groupOfRows(t: Table, idColumn: string | null, alloc: (n: number) => Int32Array = (n) => new Int32Array(n)): { group: Int32Array; count: number } {
   const id = idColumn ? t.get(idColumn) : undefined;
-  if (!id || id.type !== 'symbol') return { group: new Int32Array(t.length), count: 1 };
+  if (!id || id.type !== 'symbol') return { group: alloc(t.length).fill(0), count: 1 };
   const groupOfCode = new Int32Array(id.dict.length);
   const byName = new Map<string, number>();
   id.dict.forEach((s, code) => {
@@ -26,7 +26,7 @@ export function groupOfRows(t: Table, idColumn: string | null): { group: Int32Ar
     if (g === undefined) byName.set(s, (g = byName.size));
     groupOfCode[code] = g;
   });
-  const group = new Int32Array(t.length);
+  const group = alloc(t.length);
   for (let i = 0; i < t.length; i++) group[i] = groupOfCode[id.codes[i]!]!;
   return { group, count: byName.size };
 }
@@ -50,8 +50,11 @@ function hasNull(c: Column): boolean {
   switch (c.type) {
     case 'float':
     case 'long':
-    case 'int':
-      return c.data.some((x) => x !== x);
+    case 'int': {
+      const d = c.data;
+      for (let i = 0; i < d.length; i++) if (d[i] !== d[i]) return true;
+      return false;
+    }
     case 'timestamp':
     case 'timespan': {
       const w = int32Pairs(c.data);
@@ -60,8 +63,13 @@ function hasNull(c: Column): boolean {
     }
     case 'date':
       return c.data.includes(-2147483648);
-    case 'symbol':
-      return c.dict.includes('') && c.codes.some((k) => c.dict[k] === '');
+    case 'symbol': {
+      const empty = c.dict.indexOf('');
+      if (empty < 0) return false;
+      if (c.dict.indexOf('', empty + 1) < 0) return c.codes.includes(empty);
+      for (let i = 0; i < c.codes.length; i++) if (c.dict[c.codes[i]!] === '') return true;
+      return false;
+    }
     case 'string':
       return c.values.includes('');
     default:
@@ -74,14 +82,14 @@ interface Groups {
   readonly count: number;
 }
 
-/** Forward fill of any column: each null takes the previous non-null value of its group. */
-function forward(c: Column, { group, count }: Groups): Column {
+/** Forward fill of any column: each null takes the previous non-null value of its group (in place when owned). */
+function forward(c: Column, { group, count }: Groups, owned: boolean): Column {
   const n = group.length;
   switch (c.type) {
     case 'float':
     case 'long':
     case 'int': {
-      const d = c.data.slice();
+      const d = owned ? c.data : c.data.slice();
       const last = new Float64Array(count).fill(NaN);
       for (let i = 0; i < n; i++) {
         const g = group[i]!;
@@ -92,7 +100,7 @@ function forward(c: Column, { group, count }: Groups): Column {
     }
     case 'timestamp':
     case 'timespan': {
-      const out = c.data.slice();
+      const out = owned ? c.data : c.data.slice();
       const w = int32Pairs(out);
       const last = new Int32Array(2 * count).fill(0);
       for (let g = 0; g < count; g++) last[2 * g + 1] = -2147483648;
@@ -119,7 +127,7 @@ function forward(c: Column, { group, count }: Groups): Column {
       return { type: 'date', data: d };
     }
     case 'symbol': {
-      const codes = c.codes.slice();
+      const codes = owned ? c.codes : c.codes.slice();
       const isNull = Uint8Array.from(c.dict, (s) => (s === '' ? 1 : 0));
       const last = new Int32Array(count).fill(-1);
       for (let i = 0; i < n; i++) {
@@ -191,10 +199,20 @@ function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, 
   return { type: c.type, data: d };
 }
 
-/** The table with nulls filled per identifier, in its current (time) order; `keep` columns stay as they are. */
-export function fillTable(t: Table, mode: FillMode, idColumn: string | null, timeColumn: string | null, keep: ReadonlySet<string> = new Set()): Table {
+/**
+ * The table with nulls filled per identifier, in its current (time) order; `keep` columns stay as they
+ * are. `owned`: the columns belong to the caller's query alone, so forward fill writes into them.
+ */
+export function fillTable(
+  t: Table,
+  mode: FillMode,
+  idColumn: string | null,
+  timeColumn: string | null,
+  keep: ReadonlySet<string> = new Set(),
+  opts: { owned?: boolean; alloc?: (n: number) => Int32Array } = {},
+): Table {
   if (mode === 'null') return t;
-  const groups = groupOfRows(t, idColumn);
+  const groups = groupOfRows(t, idColumn, opts.alloc);
   const time = timeColumn ? t.get(timeColumn) : undefined;
   const timeData = time?.type === 'timestamp' ? time.data : null;
   const columns = t.columns.map((c, i) => {
@@ -202,7 +220,7 @@ export function fillTable(t: Table, mode: FillMode, idColumn: string | null, tim
     if (name === idColumn || name === timeColumn || keep.has(name) || !hasNull(c)) return c;
     const numeric = c.type === 'float' || c.type === 'long' || c.type === 'int';
     if (mode === 'zero') return numeric ? { type: c.type, data: c.data.map((x) => (x !== x ? 0 : x)) } : c;
-    if (mode === 'forward' || !numeric) return forward(c, groups);
+    if (mode === 'forward' || !numeric) return forward(c, groups, opts.owned === true);
     return interpolate(c, groups, mode === 'linear' ? timeData : null);
   });
   return new Table(t.names, columns, t.length);

@@ -149,7 +149,7 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
     atoms: atomSize && unit ? makeBuckets(unit, atomSize, window.start, window.end, inputTZ) : undefined,
     perBucket: atomSize ? granularity / atomSize : 1,
     perWindow: atomSize ? moving! / atomSize : 1,
-    racking: Boolean(fill && unit),
+    racking: fill !== undefined,
     holidays,
     idList,
     inputTZ,

@@ -160,7 +160,14 @@ const GETTICKS_ARGS: readonly ArgSpec[] = [
 ];
 
 const GETSTATS_ARGS: readonly ArgSpec[] = [
-  ...GETTICKS_ARGS.filter((a) => a.name !== 'applyCanCor' && a.name !== 'columns'),
+  ...GETTICKS_ARGS.filter((a) => a.name !== 'applyCanCor' && a.name !== 'columns').map((a) =>
+    a.name === 'fill'
+      ? {
+          ...a,
+          doc: 'Rack the result (every bucket of every group, idList identifiers included) and fill its nulls per group in bucket order: null, zero, forward, linear (on bucket time) or linearStep (on position).',
+        }
+      : a,
+  ),
   analytics, agg, groupBy, granularity, granularityUnit, movingWindowSize, applyHolidayCalendar,
 ];
 

@@ -105,6 +105,14 @@ describe('racking and fill', () => {
     expect(got.slice(0, 3).map((r) => r[1])).toEqual(['AAPL', 'IBM', 'MSFT']);
     expect(got.filter((r) => r[1] === 'IBM').every((r) => r[2] === null && r[3] === 0)).toBe(true);
   });
+
+  it('without buckets racks the groups over the whole window: one row per group, idList ones included', () => {
+    const agg = { px: ['last', 'price'], v: ['sum', 'volume'], n: ['count', 'i'] };
+    const zero = stats({ fill: 'zero', idList: ['MSFT', 'IBM', 'AAPL'], agg });
+    expect(rowsOf(zero, ['instrumentID', 'px', 'v', 'n'])).toEqual([['AAPL', 15, 700, 5], ['IBM', 0, 0, 0], ['MSFT', 102, 60, 3]]);
+    const forward = stats({ fill: 'forward', idList: ['IBM', 'AAPL'], agg });
+    expect(rowsOf(forward, ['instrumentID', 'px', 'v', 'n'])).toEqual([['AAPL', 15, 700, 5], ['IBM', null, 0, 0]]);
+  });
 });
 
 describe('day buckets across DST', () => {

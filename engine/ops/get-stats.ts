@@ -4,18 +4,16 @@
  * analytic and agg tree is evaluated per cell. With fill and buckets the result is racked (every
  * bucket of every group), holiday buckets removed first when asked, then filled per group.
  */
+import { queryArena } from '../core/arena.js';
 import { type Column, gather, type SymbolColumn } from '../core/column.js';
-import { queryArena, scratchInt32 } from '../core/arena.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
-import { columnOf } from '../storage/schema.js';
-import { andPredicates, compileClauses } from './filter/compile.js';
 import type { QueryResult } from './result.js';
 import { roundFloats } from './round.js';
-import { columnNames, filterPredicate, filterRulePredicate, mappedIds, sliceArg, timeColumnArg } from './select/args.js';
+import { queryBase } from './select/query.js';
 import { selectRows } from './select/select.js';
 import { sortTable } from './sort.js';
 import { aggTrees } from './stats/agg-spec.js';
@@ -25,9 +23,7 @@ import { type Cells, canStream, gatheredCells, type StatsPlan, streamedCells, TO
 import type { HolidayMode } from './stats/holidays.js';
 import { checkTree, type Node, orderSensitive, treeColumns } from './stats/tree.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
-import { type OrderbookMode, snapshotColumns } from './ticks/orderbook.js';
-import { namesColumn, type RefTable, refFilterPredicate, refTable } from './ticks/ref.js';
-import { windowArg, zoneArg } from './window.js';
+import { namesColumn } from './ticks/ref.js';
 
 /** A positive integer argument (granularity, movingWindowSize). */
 function positive(args: DecodedArgs, name: 'granularity' | 'movingWindowSize'): number | undefined {
@@ -49,23 +45,7 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
 }
 
 function runGetStats(db: Database, args: DecodedArgs): QueryResult {
-  db.refresh();
-  const t = db.table(args.get('table', 'symbol')!);
-  const inputTZ = zoneArg(args, 'inputTZ');
-  const outputTZ = zoneArg(args, 'outputTZ');
-  const window = windowArg(args, inputTZ);
-  const idCol = args.get('idCol', 'symbol') ?? t.idColumn;
-  if (!columnOf(t, idCol)) throw argError('unknownColumn', 'idCol', idCol, `is not a column of ${t.name}`, `one of ${columnNames(t)}`);
-  const idList = mappedIds(db, args);
-  const timeColumn = timeColumnArg(t, args);
-  const slice = sliceArg(args);
-  const refs: RefTable[] = (args.get('ref', 'symbols') ?? []).map((name) => refTable(db, t, name, 'ref'));
-  const orderbook = args.get('orderbook', 'symbol') as OrderbookMode | undefined;
-  const levelColumns = orderbook === 'plotOrderbookSnapshots' ? snapshotColumns(t) : [];
-  const instrumentRef = refs.find((r) => r.schema.name === 'Instrument');
-  if ((orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData') && !instrumentRef) {
-    throw new TickscopeError('requirement', `orderbook: ${orderbook} needs ref Instrument (add "ref":["Instrument"]) to read instrument names from`);
-  }
+  const { t, inputTZ, outputTZ, window, idList, timeColumn, slice, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
 
   // What may be referenced: the table's columns and the joined reference columns (as joinRefs names them).
   const available = new Set(t.columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name));
@@ -102,33 +82,12 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
     throw new TickscopeError('requirement', `applyHolidayCalendar: needs fill and granularityUnit (it removes holiday buckets before racking and filling); missing ${[!fill && 'fill', !unit && 'granularityUnit'].filter(Boolean).join(' and ')}`);
   }
 
-  // Select the rows, as getTicks does.
-  const useRanges = idList !== undefined && idCol === t.idColumn && columnOf(t, idCol)?.type === 'symbol' && t.kind === 'partitioned';
-  const idPredicate = idList && !useRanges ? compileClauses([{ fn: 'in', column: idCol, value: idList, source: idList }], t, inputTZ, 'idList') : undefined;
-  const refFilter = args.get('refFilter', 'refFilter');
-  const predicate = andPredicates([
-    idPredicate,
-    filterRulePredicate(db, t, args),
-    filterPredicate(t, args, inputTZ),
-    refFilter === undefined ? undefined : refFilterPredicate(db, t, refFilter, inputTZ),
-  ]);
   // Time order across identifiers matters only to order-sensitive trees over groups mixing identifiers;
   // otherwise each identifier's rows, in time order one identifier after another, are enough (no merge).
   const onPartitionTime = !timeColumn || timeColumn === t.timeColumn;
   const needsOrder =
     (outputs.some((o) => orderSensitive(o.node)) || orderbook === 'plotOrderbookSnapshots') && !(groupCols.includes(t.idColumn) && onPartitionTime);
-  const selection = selectRows(db, {
-    table: t,
-    window,
-    inputTZ,
-    timeColumn: timeColumn ?? '',
-    ...(slice ? { slice } : {}),
-    ...(useRanges ? { ids: idList } : {}),
-    ...(predicate ? { predicate } : {}),
-    buffer: db.config.timeColBuffer,
-    order: needsOrder ? 'time' : 'storage',
-    alloc: scratchInt32,
-  });
+  const selection = selectRows(db, { ...select, order: needsOrder ? 'time' : 'storage' });
 
   const clock = timeColumn ?? t.timeColumn;
   const buckets: Buckets | undefined = unit ? makeBuckets(unit, granularity, window.start, window.end, inputTZ) : undefined;

@@ -4,21 +4,20 @@
  * orderbook snapshots, fill, reference joins, sort, rounding.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
-import { argError, TickscopeError } from '../core/errors.js';
+import { argError } from '../core/errors.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
-import { andPredicates, compileClauses } from './filter/compile.js';
 import type { QueryResult } from './result.js';
 import { roundFloats } from './round.js';
-import { checkColumn, filterPredicate, filterRulePredicate, gatherColumns, mappedIds, sliceArg, timeColumnArg } from './select/args.js';
+import { checkColumn, gatherColumns } from './select/args.js';
 import { CanCor } from './select/cancor.js';
+import { queryBase } from './select/query.js';
 import { selectRows } from './select/select.js';
 import { sortTable } from './sort.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
-import { latestPerIdentifier, type OrderbookMode, snapshotColumns, withTopOfBook } from './ticks/orderbook.js';
-import { joinRefs, namesColumn, type RefTable, refFilterPredicate, refTable } from './ticks/ref.js';
-import { windowArg, zoneArg } from './window.js';
+import { latestPerIdentifier, withTopOfBook } from './ticks/orderbook.js';
+import { joinRefs, namesColumn } from './ticks/ref.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
 function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
@@ -36,53 +35,15 @@ export function getTicks(db: Database, args: DecodedArgs): QueryResult {
 }
 
 function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
-  db.refresh();
-  const t = db.table(args.get('table', 'symbol')!);
-  const inputTZ = zoneArg(args, 'inputTZ');
-  const outputTZ = zoneArg(args, 'outputTZ');
-  const window = windowArg(args, inputTZ);
+  const { t, outputTZ, window, timeColumn, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
   const requested = outputColumns(t, args);
-  const idCol = args.get('idCol', 'symbol') ?? t.idColumn;
-  checkColumn(t, 'idCol', idCol);
-  const idList = mappedIds(db, args);
-  const timeColumn = timeColumnArg(t, args);
-  const slice = sliceArg(args);
   const canCor = args.get('applyCanCor', 'boolean') ? CanCor.load(db, t) : undefined;
-  const refs: RefTable[] = (args.get('ref', 'symbols') ?? []).map((name) => refTable(db, t, name, 'ref'));
-  const orderbook = args.get('orderbook', 'symbol') as OrderbookMode | undefined;
-  const levelColumns = orderbook === 'plotOrderbookSnapshots' ? snapshotColumns(t) : [];
-  const instrumentRef = refs.find((r) => r.schema.name === 'Instrument');
-  if ((orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData') && !instrumentRef) {
-    throw new TickscopeError('requirement', `orderbook: ${orderbook} needs ref Instrument (add "ref":["Instrument"]) to read instrument names from`);
-  }
   const fill = args.get('fill', 'symbol') as FillMode | undefined;
   const decPlaces = args.get('decPlaces', 'integer');
   if (decPlaces !== undefined && (decPlaces < 0 || decPlaces > 15)) {
     throw argError('badValue', 'decPlaces', decPlaces, 'is out of range', 'an integer from 0 to 15');
   }
-  const useRanges = idList !== undefined && idCol === t.idColumn && columnOf(t, idCol)?.type === 'symbol' && t.kind === 'partitioned';
-  const idPredicate =
-    idList && !useRanges ? compileClauses([{ fn: 'in', column: idCol, value: idList, source: idList }], t, inputTZ, 'idList') : undefined;
-  const refFilter = args.get('refFilter', 'refFilter');
-  const predicate = andPredicates([
-    idPredicate,
-    filterRulePredicate(db, t, args),
-    filterPredicate(t, args, inputTZ),
-    refFilter === undefined ? undefined : refFilterPredicate(db, t, refFilter, inputTZ),
-  ]);
-
-  const selection = selectRows(db, {
-    table: t,
-    window,
-    inputTZ,
-    timeColumn: timeColumn ?? '',
-    ...(slice ? { slice } : {}),
-    ...(useRanges ? { ids: idList } : {}),
-    ...(predicate ? { predicate } : {}),
-    ...(canCor ? { canCor } : {}),
-    buffer: db.config.timeColBuffer,
-    alloc: scratchInt32,
-  });
+  const selection = selectRows(db, { ...select, ...(canCor ? { canCor } : {}) });
 
   // Columns needed on the way: requested ones, plus time, identifier, join keys and level lists.
   const internal = [...new Set([...requested, ...(t.timeColumn ? [t.timeColumn] : []), ...(timeColumn ? [timeColumn] : []), t.idColumn, ...refs.map((r) => r.fk), ...levelColumns])];

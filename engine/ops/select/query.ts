@@ -1,0 +1,77 @@
+/**
+ * What getTicks and getStats decode alike (INTERFACE 4.1, 4.2: getStats takes getTicks's arguments):
+ * the table, zones, window, identifiers, time column, slices, references, orderbook mode, and the
+ * row predicate of idList, filterRule, filter and refFilter; and the selection spec built from them.
+ */
+import { scratchInt32 } from '../../core/arena.js';
+import { TickscopeError } from '../../core/errors.js';
+import type { DecodedArgs } from '../../registry/decode.js';
+import type { Database } from '../../storage/database.js';
+import { columnOf, type TableSchema } from '../../storage/schema.js';
+import { andPredicates, compileClauses, type Predicate } from '../filter/compile.js';
+import { type OrderbookMode, snapshotColumns } from '../ticks/orderbook.js';
+import { type RefTable, refFilterPredicate, refTable } from '../ticks/ref.js';
+import { type Window, windowArg, zoneArg } from '../window.js';
+import { checkColumn, filterPredicate, filterRulePredicate, mappedIds, sliceArg, timeColumnArg } from './args.js';
+import type { SelectSpec } from './select.js';
+
+export interface QueryBase {
+  readonly t: TableSchema;
+  readonly inputTZ: string;
+  readonly outputTZ: string;
+  readonly window: Window;
+  readonly idList: readonly string[] | undefined;
+  /** timeCol, when given */
+  readonly timeColumn: string | undefined;
+  readonly slice: ReturnType<typeof sliceArg>;
+  readonly refs: readonly RefTable[];
+  readonly orderbook: OrderbookMode | undefined;
+  /** the level-list columns read for plotOrderbookSnapshots */
+  readonly levelColumns: readonly string[];
+  readonly instrumentRef: RefTable | undefined;
+  /** the selection spec of these arguments (without order or CanCor) */
+  readonly select: SelectSpec;
+}
+
+/** Decodes and checks the shared arguments, in a fixed order so the first wrong one is reported. */
+export function queryBase(db: Database, args: DecodedArgs): QueryBase {
+  db.refresh();
+  const t = db.table(args.get('table', 'symbol')!);
+  const inputTZ = zoneArg(args, 'inputTZ');
+  const outputTZ = zoneArg(args, 'outputTZ');
+  const window = windowArg(args, inputTZ);
+  const idCol = args.get('idCol', 'symbol') ?? t.idColumn;
+  checkColumn(t, 'idCol', idCol);
+  const idList = mappedIds(db, args);
+  const timeColumn = timeColumnArg(t, args);
+  const slice = sliceArg(args);
+  const refs = (args.get('ref', 'symbols') ?? []).map((name) => refTable(db, t, name, 'ref'));
+  const orderbook = args.get('orderbook', 'symbol') as OrderbookMode | undefined;
+  const levelColumns = orderbook === 'plotOrderbookSnapshots' ? snapshotColumns(t) : [];
+  const instrumentRef = refs.find((r) => r.schema.name === 'Instrument');
+  if ((orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData') && !instrumentRef) {
+    throw new TickscopeError('requirement', `orderbook: ${orderbook} needs ref Instrument (add "ref":["Instrument"]) to read instrument names from`);
+  }
+  // idList on the stored identifier column is a binary search in the layout; elsewhere a predicate
+  const useRanges = idList !== undefined && idCol === t.idColumn && columnOf(t, idCol)?.type === 'symbol' && t.kind === 'partitioned';
+  const idPredicate = idList && !useRanges ? compileClauses([{ fn: 'in', column: idCol, value: idList, source: idList }], t, inputTZ, 'idList') : undefined;
+  const refFilter = args.get('refFilter', 'refFilter');
+  const predicate: Predicate | undefined = andPredicates([
+    idPredicate,
+    filterRulePredicate(db, t, args),
+    filterPredicate(t, args, inputTZ),
+    refFilter === undefined ? undefined : refFilterPredicate(db, t, refFilter, inputTZ),
+  ]);
+  const select: SelectSpec = {
+    table: t,
+    window,
+    inputTZ,
+    timeColumn: timeColumn ?? '',
+    ...(slice ? { slice } : {}),
+    ...(useRanges ? { ids: idList } : {}),
+    ...(predicate ? { predicate } : {}),
+    buffer: db.config.timeColBuffer,
+    alloc: scratchInt32,
+  };
+  return { t, inputTZ, outputTZ, window, idList, timeColumn, slice, refs, orderbook, levelColumns, instrumentRef, select };
+}

@@ -98,6 +98,25 @@ describe('getStats agg', () => {
     expect(aapl!['logged']).toBeCloseTo(10, 12);
   });
 
+  it('applies the remaining element-wise operators: sqrt ceiling signum | <> <= >= /', () => {
+    // AAPL prices 10 12 11 null 15; volumes 100 200 null 300 100
+    const [aapl] = stats({
+      ...DAY,
+      idList: ['AAPL'],
+      agg: {
+        root: ['sqrt', ['sum', 'volume']],
+        up: ['ceiling', ['avg', ['/', 'price', 5]]],
+        sign: ['signum', ['-', ['first', 'price'], ['last', 'price']]],
+        floored: ['min', ['|', 'price', 11]],
+        not12: ['sum', ['<>', 'price', 12]],
+        upTo11: ['sum', ['<=', 'price', 11]],
+        from12: ['sum', ['>=', 'price', 12]],
+      },
+    });
+    // avg of price/5 = (2 + 2.4 + 2.2 + 3) / 4 = 2.4 -> 3; <> counts the null price (SPEC 4 nulls)
+    expect(aapl).toEqual({ instrumentID: 'AAPL', root: Math.sqrt(700), up: 3, sign: -1, floored: 11, not12: 4, upTo11: 2, from12: 2 });
+  });
+
   it('computes spreads, weighted sums, medians and distinct counts', () => {
     const [aapl] = stats({ ...DAY, idList: ['AAPL'], agg: { dev: ['dev', 'price'], var: ['var', 'price'], sdev: ['sdev', 'price'], svar: ['svar', 'price'], wsum: ['wsum', 'volume', 'price'], conds: ['count', ['distinct', 'conditions']] } });
     // prices 10 12 11 15: mean 12, squared deviations 4 0 1 9 = 14.

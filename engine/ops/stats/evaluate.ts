@@ -71,7 +71,8 @@ const BINARY: Record<string, (x: number, y: number) => number> = {
   '&': (x, y) => (x !== x || y !== y ? NaN : Math.min(x, y)),
   '|': (x, y) => (x !== x || y !== y ? NaN : Math.max(x, y)),
   '=': (x, y) => (x === y ? 1 : 0),
-  '<>': (x, y) => (x !== x || y !== y ? 0 : x !== y ? 1 : 0),
+  // nulls as in filters (SPEC 4): a null equals nothing, and differs from every non-null value
+  '<>': (x, y) => (x !== x && y !== y ? 0 : x !== y ? 1 : 0),
   '<': (x, y) => (x < y ? 1 : 0),
   '>': (x, y) => (x > y ? 1 : 0),
   '<=': (x, y) => (x <= y ? 1 : 0),

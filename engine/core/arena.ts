@@ -69,8 +69,8 @@ export class Int32Arena {
   }
 }
 
-/** The arena of engine queries (the engine runs on one thread). */
-export const queryArena = new Int32Arena(96 * 1024 * 1024);
+/** The arena of engine queries (the engine runs on one thread); TICKSCOPE_SCRATCH_MB bounds what it keeps. */
+export const queryArena = new Int32Arena((Number(process.env['TICKSCOPE_SCRATCH_MB'] ?? 256) * 1024 * 1024) / 4);
 
 /** Allocation through the arena (for specs and plans that take an allocator). */
 export const scratchInt32 = (n: number): Int32Array => queryArena.take(n);

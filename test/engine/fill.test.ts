@@ -46,6 +46,14 @@ describe('getTicks fill', () => {
     ]);
   });
 
+  it('forward fill writes into its own result only: stored columns, the cache and earlier results keep their nulls', () => {
+    const before = quotes();
+    const earlier = engine.call('getTicks', { table: 'Quote', columns: ['bidPrice', 'bidSize', 'exchTime', 'exchangeID'] });
+    for (const extra of [{}, { idList: ['AAPL'] }, { startTS: '2024.03.06', endTS: '2024.03.07' }]) quotes('forward', extra);
+    expect(quotes()).toEqual(before);
+    expect(earlier.table.get('bidPrice')!.type === 'float' && Array.from((earlier.table.get('bidPrice') as { data: Float64Array }).data).filter((x) => x !== x)).toHaveLength(4);
+  });
+
   it('linear: interpolated on time between neighbours, longs rounded, no extrapolation, others forward', () => {
     const rows = quotes('linear');
     // AAPL bid 100 @0s .. 110 @10s: 102 @2s, 106 @6s; 12s is after the last value: stays null.

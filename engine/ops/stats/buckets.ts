@@ -4,9 +4,8 @@
  * across DST). The last bucket is clipped at endTS; labels stay nominal (the bucket start, or with a
  * moving window its end).
  */
-import { int32Pairs } from '../../core/column.js';
 import { argError } from '../../core/errors.js';
-import { civilFromDays, NS_PER_DAY, splitDay } from '../../core/time.js';
+import { civilFromDays, splitDay } from '../../core/time.js';
 import { localToInstant, zoneOffsets } from '../../core/tz.js';
 
 export const UNITS = ['millisecond', 'second', 'minute', 'hour', 'day'] as const;
@@ -117,10 +116,3 @@ export function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
 }
-
-/** Time words of a timestamp column. */
-export function timeWords(data: BigInt64Array): Int32Array {
-  return int32Pairs(data);
-}
-
-export { NS_PER_DAY };

@@ -5,7 +5,7 @@
  * - streamed: partitions read in place, one frame each, aggregates accumulating across them (every
  *   tree combines, no order across identifiers, no ref columns, no orderbook, no per-group calendar).
  */
-import { type Column, gatherOrNull, type SymbolColumn } from '../../core/column.js';
+import { type Column, compareStrings, gatherOrNull, int32Pairs, type SymbolColumn } from '../../core/column.js';
 import { scratchInt32 } from '../../core/arena.js';
 import { argError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
@@ -93,11 +93,12 @@ function withExtraGroups(p: StatsPlan, keys: Table, count: number, rank: Int32Ar
   if (!p.racking || !onIds || !p.idList) return { keys, count, rank, extra: [] };
   const ids = keys.col(p.t.idColumn) as SymbolColumn;
   const names = Array.from(ids.codes, (c) => ids.dict[c]!);
-  const extra = [...new Set(p.idList)].filter((id) => !names.includes(id));
+  const present = new Set(names);
+  const extra = [...new Set(p.idList)].filter((id) => !present.has(id));
   if (extra.length === 0) return { keys, count, rank, extra };
   const all = [...names, ...extra];
   const col: SymbolColumn = { type: 'symbol', codes: Int32Array.from(all, (_, i) => i), dict: all };
-  const order = all.map((_, g) => g).sort((a, b) => (all[a]! < all[b]! ? -1 : all[a]! > all[b]! ? 1 : 0));
+  const order = all.map((_, g) => g).sort((a, b) => compareStrings(all[a]!, all[b]!));
   const merged = new Int32Array(all.length);
   order.forEach((g, r) => (merged[g] = r));
   return { keys: new Table([p.t.idColumn], [col], all.length), count: all.length, rank: merged, extra };
@@ -106,17 +107,30 @@ function withExtraGroups(p: StatsPlan, keys: Table, count: number, rank: Int32Ar
 /** Which (bucket, group) cells may exist: inside the slices and, with a calendar, on trading days. */
 function allowedCells(p: StatsPlan, ranges: Selection['ranges'], exchangeOf: (g: number) => string, groupCount: number): (b: number, g: number) => boolean {
   const buckets = p.buckets;
-  if (!buckets) return () => true;
-  const inSlice = (k: number): boolean => {
-    if (!p.sliced) return true;
-    const a = buckets.boundary(k);
-    const b = buckets.boundary(k + 1);
-    return ranges.some(([s, e]) => s < b && e > a);
+  if (!buckets || (!p.sliced && !p.holidays)) return () => true;
+  // callers ask bucket by bucket (groups inner): the last bucket's bounds and slice test are kept
+  let lastK = -1;
+  let start = 0n;
+  let sliced = true;
+  const bucket = (k: number): void => {
+    if (k === lastK) return;
+    lastK = k;
+    start = buckets.boundary(k);
+    const end = buckets.boundary(k + 1);
+    sliced = !p.sliced || ranges.some(([s, e]) => s < end && e > start);
   };
-  if (!p.holidays) return inSlice;
+  if (!p.holidays) {
+    return (k) => {
+      bucket(k);
+      return sliced;
+    };
+  }
   const exchanges = Array.from({ length: groupCount }, (_, g) => exchangeOf(g));
   const closed = nonTradingDay(p.holidays, loadCalendar(p.db), p.db.config.weekendDays, exchanges, p.inputTZ);
-  return (k, g) => inSlice(k) && !closed(buckets.boundary(k), g);
+  return (k, g) => {
+    bucket(k);
+    return sliced && !closed(start, g);
+  };
 }
 
 /**
@@ -183,11 +197,11 @@ export function gatheredCells(p: StatsPlan, selection: Selection, wanted: readon
   if (!selection.ordered && p.clock && p.needsOrder) table = sortTable(table, [{ dir: 'asc', column: p.clock }]);
   if (p.refs.length > 0) table = joinRefs(table, p.refs);
   const groups = groupBy(table, p.groupCols);
-  const baseKeys = groups.keyRow.length && groups.keyRow[0]! >= 0 ? table.select(p.groupCols).take(groups.keyRow) : new Table(p.groupCols, p.groupCols.map((c) => table.col(c)), 0).take(new Int32Array(0));
-  const keyTable = p.groupCols.length === 0 ? new Table([], [], groups.count) : baseKeys;
+  // each group's key values from its first row (no grouping: one group, no key columns)
+  const keyTable = p.groupCols.length === 0 ? new Table([], [], groups.count) : table.select(p.groupCols).take(groups.keyRow);
   const ex = withExtraGroups(p, keyTable, groups.count, groups.rank);
   const time = p.clock ? table.get(p.clock) : undefined;
-  const words = time?.type === 'timestamp' ? new Int32Array(time.data.buffer, time.data.byteOffset, time.data.length * 2) : new Int32Array(0);
+  const words = time?.type === 'timestamp' ? int32Pairs(time.data) : new Int32Array(0);
   const bucketOf = p.buckets ? p.buckets.assign(words, undefined, table.length) : new Int32Array(table.length);
   const atomOf = p.atoms ? p.atoms.assign(words, undefined, table.length) : undefined;
   const exchangeOf = exchangesOf(p, table, groups.ofRow, groups.count, ex.extra);

@@ -93,6 +93,11 @@ export function columnLength(c: Column): number {
   }
 }
 
+/** The string of a symbol column's row `i` ("" is the null symbol). */
+export function symbolText(c: SymbolColumn, i: number): string {
+  return c.dict[c.codes[i]!]!;
+}
+
 /** hi/lo int32 view of an int64 column: element 2i is the low word, 2i+1 the high word (little-endian). */
 export function int32Pairs(data: BigInt64Array): Int32Array {
   return new Int32Array(data.buffer, data.byteOffset, data.length * 2);

@@ -6,7 +6,9 @@ import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, requestInfo, writeEnvelopeJson } from '../engine/gateway/envelope.js';
 import { Database } from '../engine/storage/database.js';
+import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { importFile } from '../engine/storage/import.js';
+import { migrateDatabase } from '../engine/storage/migrate.js';
 import { serve } from '../engine/server/serve.js';
 import { startApp } from './start.js';
 
@@ -123,6 +125,28 @@ export const COMMANDS: readonly Command[] = [
       const tz = values['tz'] as string | undefined;
       const report = importFile(db, table, file, tz ? { tz } : {});
       console.log(`imported ${report.rows} rows into ${table} (${report.partitions.length} partition(s) written)`);
+      return 0;
+    },
+  },
+  {
+    name: 'migrate',
+    usage: 'migrate --db DIR',
+    summary: 'Convert a database written by an older release to the current storage format, in place.',
+    help: [
+      'Atomic: the database is the old format until the new manifest is in place, then the new one;',
+      'a crash in between leaves it as it was. A database already in the current format is left alone.',
+    ].join('\n'),
+    options: dbOption,
+    async run(values) {
+      const [dir] = dbDirs(values, 'migrate');
+      const started = performance.now();
+      const report = migrateDatabase(dir!, (msg) => process.stderr.write(`${msg}\n`));
+      if (report.folders === 0 && report.from === STORAGE_FORMAT) {
+        console.log(`${dir} is already in storage format ${STORAGE_FORMAT}; nothing to do`);
+        return 0;
+      }
+      const secs = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`migrated ${dir} from storage format ${report.from} to ${STORAGE_FORMAT}: ${report.folders} folder(s), ${report.rows} rows, in ${secs} s`);
       return 0;
     },
   },

@@ -2,11 +2,11 @@
  * The contract between the app's renderer and its backend (Electron IPC or `tickscope serve` over
  * HTTP). Types only: the renderer imports nothing else from the engine.
  */
-import type { ColumnType } from './core/column.js';
+import type { ColumnType } from './core/column-type.js';
 import type { OperationSpec } from './registry/types.js';
 
 export type { ArgSpec, ArgType, OperationName, OperationSpec, Widget } from './registry/types.js';
-export type { ColumnType } from './core/column.js';
+export type { ColumnType } from './core/column-type.js';
 
 /** The response envelope's header (SPEC 7). */
 export interface Header {

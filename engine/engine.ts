@@ -67,6 +67,7 @@ export class Engine {
     if (!impl) {
       throw new TickscopeError('notSupported', `${op.name}: not supported yet; its arguments are declared and validated, the operation itself arrives in a later release`);
     }
-    return impl(this.assembly(args.get('scope', 'dict')), args);
+    const db = this.assembly(args.get('scope', 'dict'));
+    return db.read(() => impl(db, args));
   }
 }

@@ -1,6 +1,7 @@
 /** Building columns from JS values (import, demo data, tests). */
 import type { Column, ColumnType } from './column.js';
 import { NULL_INT32, NULL_TS } from './time.js';
+import { dictOf } from './dict.js';
 
 /** A scalar as held in a column: number (NaN null), bigint ns, string ("" null) or boolean. */
 export type Scalar = number | bigint | string | boolean;
@@ -36,7 +37,7 @@ export function columnFromValues(type: ColumnType, values: ReadonlyArray<Scalar 
         }
         codes[i] = code;
       }
-      return { type, codes, dict };
+      return { type, codes, dict: dictOf(dict) };
     }
     case 'float[]':
     case 'long[]': {

@@ -5,32 +5,12 @@
  * pairs in hot loops. Symbols are int32 codes into a dictionary; "" is the null symbol.
  */
 
-export type ColumnType =
-  | 'timestamp'
-  | 'date'
-  | 'timespan'
-  | 'symbol'
-  | 'string'
-  | 'float'
-  | 'long'
-  | 'int'
-  | 'boolean'
-  | 'float[]'
-  | 'long[]';
+import { concatDicts, type Dict, dictIndexOf, dictOf, dictStrings, PickDict } from './dict.js';
 
-export const COLUMN_TYPES: readonly ColumnType[] = [
-  'timestamp',
-  'date',
-  'timespan',
-  'symbol',
-  'string',
-  'float',
-  'long',
-  'int',
-  'boolean',
-  'float[]',
-  'long[]',
-];
+const NULL_ONLY = dictOf(['']);
+
+export { type ColumnType, COLUMN_TYPES } from './column-type.js';
+import type { ColumnType } from './column-type.js';
 
 export interface NumberColumn {
   readonly type: 'float' | 'long' | 'int';
@@ -56,7 +36,7 @@ export interface BooleanColumn {
 export interface SymbolColumn {
   readonly type: 'symbol';
   readonly codes: Int32Array;
-  readonly dict: readonly string[];
+  readonly dict: Dict;
 }
 export interface StringColumn {
   readonly type: 'string';
@@ -95,7 +75,7 @@ export function columnLength(c: Column): number {
 
 /** The string of a symbol column's row `i` ("" is the null symbol). */
 export function symbolText(c: SymbolColumn, i: number): string {
-  return c.dict[c.codes[i]!]!;
+  return c.dict.get(c.codes[i]!);
 }
 
 /** hi/lo int32 view of an int64 column: element 2i is the low word, 2i+1 the high word (little-endian). */
@@ -227,30 +207,35 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
     }
     case 'symbol': {
       // Each part keeps only the dictionary entries its rows use when its dictionary is the larger
-      // (unique values such as execution IDs); a small dictionary is appended whole.
+      // (unique values such as execution IDs), as a pick over it; a small dictionary is appended
+      // whole. Neither decodes a string.
       const codes = new Int32Array(n);
-      const dict: string[] = [];
+      const dicts: Dict[] = [];
+      let base = 0;
       let o = 0;
       for (const { column, rows } of parts) {
         const c = column as SymbolColumn;
         if (c.dict.length <= rows.length) {
-          const base = dict.length;
-          for (const s of c.dict) dict.push(s);
           for (let i = 0; i < rows.length; i++) codes[o++] = c.codes[rows[i]!]! + base;
+          dicts.push(c.dict);
+          base += c.dict.length;
         } else {
           const remap = new Int32Array(c.dict.length).fill(-1);
+          const picks: number[] = [];
           for (let i = 0; i < rows.length; i++) {
             const code = c.codes[rows[i]!]!;
             let m = remap[code]!;
             if (m < 0) {
-              m = remap[code] = dict.length;
-              dict.push(c.dict[code]!);
+              m = remap[code] = picks.length;
+              picks.push(code);
             }
-            codes[o++] = m;
+            codes[o++] = m + base;
           }
+          dicts.push(new PickDict(c.dict, Int32Array.from(picks)));
+          base += picks.length;
         }
       }
-      return { type, codes, dict };
+      return { type, codes, dict: concatDicts(dicts) };
     }
     default:
       return concatColumns(
@@ -312,7 +297,7 @@ export function gatherOrNull(c: Column, idx: Int32Array): Column {
       // code 0 of the extended dictionary is the null symbol
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? 0 : c.codes[idx[i]!]! + 1;
-      return { type: 'symbol', codes: out, dict: ['', ...c.dict] };
+      return { type: 'symbol', codes: out, dict: concatDicts([NULL_ONLY, c.dict]) };
     }
     case 'string': {
       const out = new Array<string>(n);
@@ -398,37 +383,48 @@ function concatTyped<T extends { length: number; set(a: T, off: number): void }>
 
 function concatSymbols(parts: readonly SymbolColumn[], total: number): SymbolColumn {
   if (parts.length === 1) return parts[0]!;
-  // Append the dictionaries and offset the codes: O(rows), where unifying through a Map costs a hash
-  // per dictionary entry (a million for unique execution IDs). Repeated strings are allowed.
-  const dict: string[] = [];
+  // Append the dictionaries (lazily, nothing decoded) and offset the codes: O(rows), where unifying
+  // through a Map costs a hash per dictionary entry. Repeated strings are allowed.
   const codes = new Int32Array(total);
   let off = 0;
+  let base = 0;
   for (const p of parts) {
-    const base = dict.length;
-    for (const s of p.dict) dict.push(s);
     const src = p.codes;
     for (let i = 0; i < src.length; i++) codes[off + i] = src[i]! + base;
     off += src.length;
+    base += p.dict.length;
   }
-  return { type: 'symbol', codes, dict };
+  return { type: 'symbol', codes, dict: concatDicts(parts.map((p) => p.dict)) };
 }
 
 /** Rank of each dictionary code in ascending string order; equal strings share a rank. */
-export function symbolRanks(dict: readonly string[]): Int32Array {
-  const order = dict.map((_, i) => i).sort((a, b) => compareStrings(dict[a]!, dict[b]!));
+export function symbolRanks(dict: Dict): Int32Array {
   const ranks = new Int32Array(dict.length);
+  if (dict.sorted) {
+    for (let k = 0; k < ranks.length; k++) ranks[k] = k;
+    return ranks;
+  }
+  const strings = dictStrings(dict);
+  const order = strings.map((_, i) => i).sort((a, b) => compareStrings(strings[a]!, strings[b]!));
   let rank = 0;
   order.forEach((code, i) => {
-    if (i > 0 && dict[code] !== dict[order[i - 1]!]) rank++;
+    if (i > 0 && strings[code] !== strings[order[i - 1]!]) rank++;
     ranks[code] = rank;
   });
   return ranks;
 }
 
 /** Codes of a dictionary whose string is one of `names`, as a mask indexed by code. */
-export function codesOf(dict: readonly string[], names: ReadonlySet<string>): Uint8Array {
+export function codesOf(dict: Dict, names: ReadonlySet<string>): Uint8Array {
   const mask = new Uint8Array(dict.length);
-  dict.forEach((s, code) => (mask[code] = names.has(s) ? 1 : 0));
+  if (dict.sorted) {
+    for (const s of names) {
+      const k = dictIndexOf(dict, s);
+      if (k >= 0) mask[k] = 1;
+    }
+    return mask;
+  }
+  for (let k = 0; k < dict.length; k++) mask[k] = names.has(dict.get(k)) ? 1 : 0;
   return mask;
 }
 

@@ -4,6 +4,7 @@
  * midnight of their date (exact: a day has fewer than 2^53 ns) and written as int64 hi/lo words.
  */
 import { type Column, int32Pairs } from '../core/column.js';
+import { dictOf } from '../core/dict.js';
 
 /** A Float64Array that grows by doubling. */
 export class F64Buf {
@@ -90,7 +91,7 @@ export function timestampColumn(base: bigint, offsets: Float64Array): Column {
 
 /** A symbol column over a fixed dictionary (code 0 should be the null symbol ""). */
 export function symbolColumn(codes: Int32Array, dict: readonly string[]): Column {
-  return { type: 'symbol', codes, dict };
+  return { type: 'symbol', codes, dict: dictOf(dict) };
 }
 
 /** Index of the last element <= x in an ascending range [lo, hi) of a Float64Array, or lo - 1. */

@@ -94,7 +94,7 @@ export function textCells(c: Column, outputTZ: string, nullText = ''): (i: numbe
     case 'boolean':
       return (i) => (c.data[i] ? 'true' : 'false');
     case 'symbol':
-      return (i) => c.dict[c.codes[i]!]!;
+      return (i) => c.dict.get(c.codes[i]!);
     case 'string':
       return (i) => c.values[i]!;
     case 'float[]':
@@ -133,7 +133,7 @@ export function jsonCells(c: Column, outputTZ: string): (i: number) => string {
       const quoted = new Array<string | undefined>(c.dict.length);
       return (i) => {
         const code = c.codes[i]!;
-        return (quoted[code] ??= JSON.stringify(c.dict[code]));
+        return (quoted[code] ??= JSON.stringify(c.dict.get(code)));
       };
     }
     case 'string':

@@ -24,6 +24,7 @@ import type { HolidayMode } from './stats/holidays.js';
 import { checkTree, type Node, orderSensitive, treeColumns } from './stats/tree.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
 import { namesColumn } from './ticks/ref.js';
+import { dictOf } from '../core/dict.js';
 
 /** A positive integer argument (granularity, movingWindowSize). */
 function positive(args: DecodedArgs, name: 'granularity' | 'movingWindowSize'): number | undefined {
@@ -161,7 +162,7 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
     result = new Table([...outNames.slice(0, at), 'instrumentName', ...outNames.slice(at)], [...outCols.slice(0, at), label, ...outCols.slice(at)], layout.out);
   }
   if (plan.racking && fill) {
-    const group: SymbolColumn = { type: 'symbol', codes: layout.group, dict: Array.from({ length: cells.groupCount }, (_, g) => String(g)) };
+    const group: SymbolColumn = { type: 'symbol', codes: layout.group, dict: dictOf(Array.from({ length: cells.groupCount }, (_, g) => String(g))) };
     const filled = fillTable(result.with('\u0000group', group), fill, '\u0000group', buckets ? bucketColumn : null, new Set(groupCols));
     result = filled.select(result.names);
   }

@@ -18,6 +18,7 @@ import { sortTable } from './sort.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
 import { latestPerIdentifier, withTopOfBook } from './ticks/orderbook.js';
 import { joinRefs, namesColumn } from './ticks/ref.js';
+import { dictOf } from '../core/dict.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
 function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
@@ -74,7 +75,7 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
     }
     table = joinRefs(table, refs, named ? new Set(['Instrument.instrumentName']) : new Set());
     if (label && label.type === 'string' && orderbook === 'orderbookUpdatesRefData') {
-      table = table.with(t.idColumn, { type: 'symbol', codes: Int32Array.from(label.values.keys()), dict: label.values });
+      table = table.with(t.idColumn, { type: 'symbol', codes: Int32Array.from(label.values.keys()), dict: dictOf(label.values) });
     }
     names.push(...table.names.filter((n) => !before.has(n)));
   }

@@ -46,7 +46,7 @@ class Events {
       if (!col || col.type !== 'symbol') return '';
       this.sym.set(name, (c = col));
     }
-    return c.dict[c.codes[row]!]!;
+    return c.dict.get(c.codes[row]!);
   }
 
   /** The numeric value of a column at a row (NaN when null or the column is absent). */

@@ -16,7 +16,7 @@ export function rowsByIdentifier(id: SymbolColumn, time: BigInt64Array): Map<str
     const start = counts[code]!;
     const end = counts[code + 1]!;
     if (end === start) continue;
-    const name = id.dict[code]!;
+    const name = id.dict.get(code);
     const prev = groups.get(name);
     let rows = order.subarray(start, end);
     // a dictionary may repeat a string (unified columns): merge its rows

@@ -63,10 +63,10 @@ export function marketViewFromTables(tables: { Quote?: Table; Trade?: Table; Ins
     const mic = syms(Instrument, 'MIC');
     const ex = syms(Instrument, 'exchangeID');
     for (let i = 0; i < Instrument.length; i++) {
-      view.setInstrument(id.dict[id.codes[i]!]!, {
-        ISIN: isin.dict[isin.codes[i]!]!,
-        MIC: mic.dict[mic.codes[i]!]!,
-        exchangeID: ex.dict[ex.codes[i]!]!,
+      view.setInstrument(id.dict.get(id.codes[i]!), {
+        ISIN: isin.dict.get(isin.codes[i]!),
+        MIC: mic.dict.get(mic.codes[i]!),
+        exchangeID: ex.dict.get(ex.codes[i]!),
       });
     }
   }

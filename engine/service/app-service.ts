@@ -46,7 +46,10 @@ function resultIds(r: QueryResult): string[] {
   if (!c || c.type !== 'symbol') return [];
   const seen = new Uint8Array(c.dict.length);
   for (let i = 0; i < c.codes.length; i++) seen[c.codes[i]!] = 1;
-  return [...new Set((c as SymbolColumn).dict.filter((s, k) => seen[k] && s !== ''))].sort();
+  const ids = new Set<string>();
+  for (let k = 0; k < seen.length; k++) if (seen[k]) ids.add((c as SymbolColumn).dict.get(k));
+  ids.delete('');
+  return [...ids].sort();
 }
 
 export class AppService {

@@ -26,6 +26,7 @@ import {
 } from 'apache-arrow';
 import { type Column, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
+import { dictStrings } from '../core/dict.js';
 
 /** Validity bitmap (bit set = valid) and null count from a per-row null test. */
 function validity(n: number, isNull: (i: number) => boolean): { nullBitmap: Uint8Array; nullCount: number } {
@@ -78,8 +79,8 @@ function columnData(c: Column, n: number): Data<DataType> {
         type: new Dictionary(new Utf8(), new Int32()),
         length: n,
         data: c.codes,
-        dictionary: makeVector(utf8Data(c.dict, false)),
-        ...validity(n, (i) => c.dict[c.codes[i]!] === ''),
+        dictionary: makeVector(utf8Data(dictStrings(c.dict), false)),
+        ...validity(n, (i) => c.dict.get(c.codes[i]!) === ''),
       }) as Data<DataType>;
     }
     case 'string':

@@ -12,23 +12,30 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { type Column, columnLength } from '../core/column.js';
+import type { Column } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import type { Table } from '../core/table.js';
+import type { RowSource } from '../ops/select/scan.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
-import { encodeColumn, fsyncDir, type PartitionMeta, readColumn, readMeta, writeFileDurable } from './partition-io.js';
-import { prepareForStorage } from './prepare.js';
+import { STORAGE_FORMAT } from './format.js';
+import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder } from './partition-io.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
+import { FolderGoneError, readShared, type RowRanges, StoredColumn } from './stored-column.js';
 import { withWriteLock } from './write-lock.js';
 
 interface Manifest {
-  format: 1;
+  format: typeof STORAGE_FORMAT;
   generation: number;
   tables: Record<string, { partitions?: Record<string, string>; reference?: string }>;
+  /** Folders superseded by a commit, kept for readers until `RETIRE_MS` after it (then removed). */
+  retired?: Array<{ dir: string; generation: number; at: number }>;
 }
 
-/** One stored partition (or a whole reference table): lazily loaded columns. */
-export class Partition {
+/** How long a superseded folder stays for readers of other threads and processes (ms; `TICKSCOPE_RETIRE_MS`). */
+const RETIRE_MS = Number(process.env['TICKSCOPE_RETIRE_MS'] ?? 60_000);
+
+/** One stored partition (or a whole reference table): columns read on demand, in row ranges. */
+export class Partition implements RowSource {
   readonly rows: number;
   /** identifier -> [first row, end row) */
   readonly idRanges: ReadonlyMap<string, readonly [number, number]>;
@@ -44,52 +51,91 @@ export class Partition {
     this.idRanges = new Map(Object.entries(meta.idRanges ?? {}));
   }
 
-  /** A column of this partition, read from disk once and then cached. */
+  /** A whole column of this partition, read from disk once and then cached. */
   column(name: string): Column {
+    return this.stored(name).load();
+  }
+
+  /** A column with at least the rows of `ranges` read (other rows may hold zeros). */
+  columnIn(name: string, ranges: RowRanges): Column {
+    return this.stored(name).load(ranges);
+  }
+
+  /** This partition seen through row ranges: columns read only there. */
+  narrow(ranges: RowRanges): RowSource {
+    return { rows: this.rows, idRanges: this.idRanges, column: (name: string) => this.columnIn(name, ranges) };
+  }
+
+  /** The rows in time order (ties by identifier, then storage order), when stored with the partition. */
+  timeOrder(): Int32Array | undefined {
+    if (!this.meta.timeOrder) return undefined;
+    return this.cache.get(`${this.dir}\0${TIME_ORDER_FILE}`, () => new TimeOrder(join(this.dir, TIME_ORDER_FILE))).order;
+  }
+
+  private stored(name: string): StoredColumn {
     const def = this.meta.columns.find((c) => c.name === name);
     if (!def) throw new TickscopeError('badDatabase', `${this.dir}: no column ${name}`);
-    return this.cache.get(`${this.dir}\0${name}`, () => readColumn(this.dir, def, this.rows));
+    return this.cache.get(`${this.dir}\0${name}`, () => new StoredColumn(this.dir, def, this.rows));
   }
 }
 
-/** Least-recently-used cache of loaded columns, bounded in bytes. */
+/** A partition's stored time order, as a cache entry. */
+class TimeOrder {
+  readonly order: Int32Array;
+  readonly bytes: number;
+
+  constructor(path: string) {
+    const raw = readShared(path);
+    this.order = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
+    this.bytes = raw.byteLength;
+  }
+}
+
+/**
+ * Loaded columns, dictionaries and time orders, bounded in bytes (`TICKSCOPE_CACHE_MB`), evicted by
+ * recency. An entry the running query has touched is never evicted during that query; entries grow
+ * as more row ranges are read, and are counted again on each use.
+ */
 export class ColumnCache {
-  private readonly entries = new Map<string, { column: Column; bytes: number }>();
-  private bytes = 0;
+  private readonly entries = new Map<string, { value: { readonly bytes: number }; query: number }>();
+  private query = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(readonly budget: number) {}
 
-  get(key: string, load: () => Column): Column {
-    const hit = this.entries.get(key);
+  /** Marks the start of a query: entries it touches stay until the next one starts. */
+  beginQuery(): void {
+    this.query++;
+  }
+
+  /** Bytes held by every entry. */
+  get bytes(): number {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.value.bytes;
+    return total;
+  }
+
+  get<T extends { readonly bytes: number }>(key: string, load: () => T): T {
+    let hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.column;
+      hit.query = this.query;
+    } else {
+      hit = { value: load(), query: this.query };
     }
-    const column = load();
-    const bytes = columnBytes(column);
-    this.entries.set(key, { column, bytes });
-    this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.budget || k === key) break;
-      this.entries.delete(k);
-      this.bytes -= e.bytes;
-    }
-    return column;
+    this.entries.set(key, hit);
+    this.evict();
+    return hit.value as T;
   }
-}
 
-function columnBytes(c: Column): number {
-  switch (c.type) {
-    case 'symbol':
-      return c.codes.byteLength + c.dict.length * 16;
-    case 'string':
-      return c.values.length * 32;
-    case 'float[]':
-    case 'long[]':
-      return c.offsets.byteLength + c.values.byteLength;
-    default:
-      return c.data.byteLength;
+  private evict(): void {
+    let total = this.bytes;
+    if (total <= this.budget) return;
+    for (const [k, e] of this.entries) {
+      if (total <= this.budget) break;
+      if (e.query === this.query) continue;
+      this.entries.delete(k);
+      total -= e.value.bytes;
+    }
   }
 }
 
@@ -107,12 +153,15 @@ export class Database {
   private manifestStamp = '';
   private readonly partitionCache = new Map<string, Partition>();
   private readonly cache: ColumnCache;
+  /** Manifest generations read by running queries of this thread, with their counts. */
+  private readonly held = new Map<number, number>();
 
   private constructor(
     readonly dir: string,
     readonly schema: Schema,
     readonly config: Config,
     cacheBytes: number,
+    private readonly retireMs: number,
   ) {
     this.name = basename(dir);
     this.cache = new ColumnCache(cacheBytes);
@@ -120,7 +169,7 @@ export class Database {
   }
 
   /** Opens an existing database folder. */
-  static open(dir: string, opts: { cacheBytes?: number } = {}): Database {
+  static open(dir: string, opts: { cacheBytes?: number; retireMs?: number } = {}): Database {
     const root = resolve(dir);
     const schemaPath = join(root, 'schema.json');
     if (!existsSync(schemaPath)) {
@@ -129,10 +178,19 @@ export class Database {
         `${root} is not a Tickscope database (no schema.json); create one with: tickscope init --db ${dir}`,
       );
     }
+    const manifest = readJson(join(root, 'manifest.json')) as { format?: unknown };
+    if (manifest.format !== STORAGE_FORMAT) {
+      throw new TickscopeError(
+        'badDatabase',
+        manifest.format === 1
+          ? `${root} is a Tickscope database in storage format 1; this release reads format ${STORAGE_FORMAT}. Convert it (atomically, in place) with: tickscope migrate --db ${dir}`
+          : `${root}/manifest.json: storage format ${JSON.stringify(manifest.format)} is not one this release reads (format ${STORAGE_FORMAT})`,
+      );
+    }
     const schema = schemaFromJson(readJson(schemaPath), schemaPath);
     const configPath = join(root, 'config.json');
     const config = existsSync(configPath) ? configFromJson(readJson(configPath), configPath) : defaultConfig();
-    return new Database(root, schema, config, opts.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    return new Database(root, schema, config, opts.cacheBytes ?? DEFAULT_CACHE_BYTES, opts.retireMs ?? RETIRE_MS);
   }
 
   /** Creates a database folder with a schema and config and no data; refuses a non-empty folder. */
@@ -143,7 +201,7 @@ export class Database {
     }
     mkdirSync(join(root, 'data'), { recursive: true });
     writeJsonAtomic(join(root, 'config.json'), configToJson(config));
-    writeJsonAtomic(join(root, 'manifest.json'), { format: 1, generation: 0, tables: {} } satisfies Manifest);
+    writeJsonAtomic(join(root, 'manifest.json'), { format: STORAGE_FORMAT, generation: 0, tables: {} } satisfies Manifest);
     // schema.json last: its presence is what makes the folder a database
     writeJsonAtomic(join(root, 'schema.json'), schemaToJson(schema));
     return Database.open(root);
@@ -211,12 +269,45 @@ export class Database {
     return p;
   }
 
-  /** Applies changes atomically: all of them become visible together, or none does. */
+  /** The column cache (tests and the bench read its size). */
+  get columnCache(): ColumnCache {
+    return this.cache;
+  }
+
+  /**
+   * Runs a query against one manifest: its generation is held while `fn` runs, so a commit in this
+   * process leaves the folders it reads in place; a folder found gone (a write elsewhere replaced it
+   * and the grace period passed) reloads the manifest and runs `fn` once more.
+   */
+  read<T>(fn: () => T): T {
+    for (let attempt = 0; ; attempt++) {
+      this.refresh();
+      this.cache.beginQuery();
+      const gen = this.manifest.generation;
+      this.held.set(gen, (this.held.get(gen) ?? 0) + 1);
+      try {
+        return fn();
+      } catch (e) {
+        if (!(e instanceof FolderGoneError) || attempt > 0) throw e;
+        this.manifestStamp = '';
+      } finally {
+        const left = this.held.get(gen)! - 1;
+        if (left === 0) this.held.delete(gen);
+        else this.held.set(gen, left);
+      }
+    }
+  }
+
+  /**
+   * Applies changes atomically: all of them become visible together, or none does. Writers of one
+   * database take turns (the write lock, across threads and processes).
+   */
   commit(changes: Changes): void {
     withWriteLock(this.dir, () => {
       this.manifestStamp = '';
       this.refresh();
-      const next: Manifest = structuredClone(this.manifest);
+      const prev = this.manifest;
+      const next: Manifest = structuredClone(prev);
       next.generation += 1;
       const gen = next.generation;
       for (const { table, key, data } of changes.partitions ?? []) {
@@ -233,50 +324,61 @@ export class Database {
         this.writeFolder(t, rel, data);
         (next.tables[table] ??= {}).reference = rel;
       }
+      const live = liveFolders(next);
+      const now = Date.now();
+      next.retired = [
+        ...(prev.retired ?? []),
+        ...[...liveFolders(prev)].filter((rel) => !live.has(rel)).map((rel) => ({ dir: rel, generation: gen, at: now })),
+      ];
       writeJsonAtomic(join(this.dir, 'manifest.json'), next);
       this.manifestStamp = '';
       this.refresh();
-      this.removeUnreferenced(next);
+      this.removeSuperseded();
     });
   }
 
   private writeFolder(t: TableSchema, rel: string, data: Table): void {
-    const dir = join(this.dir, rel);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const { table, idRanges } = prepareForStorage(t, data);
-    for (const [i, def] of t.columns.entries()) {
-      const col = table.col(def.name);
-      if (col.type !== def.type) throw new Error(`${t.name}.${def.name}: expected ${def.type}, got ${col.type}`);
-      if (columnLength(col) !== table.length) throw new Error(`${t.name}.${def.name}: length mismatch (${i})`);
-      for (const [file, bytes] of encodeColumn(def.name, col, `${t.name}`)) writeFileDurable(join(dir, file), bytes);
-    }
-    const meta: PartitionMeta = {
-      format: 1,
-      rows: table.length,
-      columns: t.columns,
-      ...(idRanges ? { idRanges } : {}),
-    };
-    writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta));
-    fsyncDir(dir);
+    writePartitionFolder(join(this.dir, rel), t, data);
   }
 
-  private removeUnreferenced(m: Manifest): void {
-    const live = new Set<string>();
-    for (const entry of Object.values(m.tables)) {
-      for (const rel of Object.values(entry.partitions ?? {})) live.add(join(this.dir, rel));
-      if (entry.reference) live.add(join(this.dir, entry.reference));
-    }
+  /**
+   * Removes (under the write lock) folders no manifest names (left by a crashed write) and retired
+   * folders once no query of this process holds a generation that reads them and the grace period
+   * for other threads and processes has passed. Queries that still find one gone retry (read()).
+   */
+  private removeSuperseded(): void {
+    const m = this.manifest;
+    const oldestHeld = Math.min(Infinity, ...this.held.keys());
+    const now = Date.now();
+    const keep = (r: { generation: number; at: number }): boolean => oldestHeld < r.generation || now - r.at < this.retireMs;
+    const retired = m.retired ?? [];
+    const still = retired.filter(keep);
+    const known = new Set([...liveFolders(m), ...still.map((r) => r.dir)]);
     const data = join(this.dir, 'data');
-    if (!existsSync(data)) return;
-    for (const table of readdirSync(data)) {
-      const tdir = join(data, table);
-      for (const f of readdirSync(tdir)) {
-        const path = join(tdir, f);
-        if (!live.has(path)) rmSync(path, { recursive: true, force: true });
+    if (existsSync(data)) {
+      for (const table of readdirSync(data)) {
+        for (const f of readdirSync(join(data, table))) {
+          const rel = join('data', table, f);
+          if (!known.has(rel)) rmSync(join(this.dir, rel), { recursive: true, force: true });
+        }
       }
     }
+    if (still.length !== retired.length) {
+      writeJsonAtomic(join(this.dir, 'manifest.json'), { ...m, retired: still });
+      this.manifestStamp = '';
+      this.refresh();
+    }
   }
+}
+
+/** The folders (relative paths) a manifest names. */
+function liveFolders(m: Manifest): Set<string> {
+  const live = new Set<string>();
+  for (const entry of Object.values(m.tables)) {
+    for (const rel of Object.values(entry.partitions ?? {})) live.add(rel);
+    if (entry.reference) live.add(entry.reference);
+  }
+  return live;
 }
 
 function readJson(path: string): unknown {

@@ -1,2 +1,2 @@
 /** The on-disk format version this engine reads and writes (docs/storage.md). */
-export const STORAGE_FORMAT = 1;
+export const STORAGE_FORMAT = 2;

@@ -1,31 +1,47 @@
 /**
- * Column files of one partition. Each column is stored as the Arrow buffers of its type, raw and
- * little-endian, so a reader can wrap them without parsing:
+ * Column files of one partition (storage format 2). Each column is stored as the Arrow buffers of its
+ * type, raw and little-endian, so a reader can wrap them (or any row range of them) without parsing:
  *
  *   timestamp, timespan, long   <col>.i64        int64, null = INT64_MIN
  *   int, date                   <col>.i32        int32, null = INT32_MIN
  *   float                       <col>.f64        float64, null = NaN
  *   boolean                     <col>.u8         0 / 1
- *   symbol                      <col>.i32 + <col>.dict.json   dictionary codes + dictionary
+ *   symbol                      <col>.i32        dictionary codes
+ *                               <col>.dict.offsets.i32 + <col>.dict.utf8   the dictionary: UTF-8
+ *                                                strings, ascending, each once (so a lookup is a
+ *                                                binary search and nothing is parsed on open)
  *   string                      <col>.offsets.i32 + <col>.utf8
  *   float[] / long[]            <col>.offsets.i32 + <col>.f64 / <col>.i64
  *
- * `_meta.json` holds the row count, the column list and, for partitioned tables, each identifier's
- * row range (rows are sorted by identifier, then time: kdb's parted layout).
+ * `_meta.json` holds the format, the row count, the column list and, for partitioned tables, each
+ * identifier's row range (rows are sorted by identifier, then time: kdb's parted layout).
+ * `_order.i32`, when present, lists the rows in time order (ties by identifier, then storage order),
+ * written once with the partition so that queries reading every identifier in time order do not
+ * merge the runs again.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Column, ColumnType } from '../core/column.js';
+import { type Column, columnLength, type NanosColumn } from '../core/column.js';
+import { dictStrings, encodeDict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
-import type { ColumnDef } from '../core/table.js';
+import type { ColumnDef, Table } from '../core/table.js';
+import { STORAGE_FORMAT } from './format.js';
+import { prepareForStorage, timeOrder } from './prepare.js';
+import type { TableSchema } from './schema.js';
+import { FolderGoneError } from './stored-column.js';
 
 export interface PartitionMeta {
-  readonly format: 1;
+  readonly format: typeof STORAGE_FORMAT;
   readonly rows: number;
   readonly columns: readonly ColumnDef[];
   /** identifier -> [first row, end row) */
   readonly idRanges?: Readonly<Record<string, readonly [number, number]>>;
+  /** True when `_order.i32` holds the time order of the rows. */
+  readonly timeOrder?: boolean;
 }
+
+/** The file of a partition holding its time order. */
+export const TIME_ORDER_FILE = '_order.i32';
 
 const TWO32 = 4294967296;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -76,32 +92,6 @@ function longsToInt64(values: Float64Array, where: string): BigInt64Array {
   return out;
 }
 
-/** int64 bytes -> Float64 longs; the int64 null becomes NaN. */
-function int64ToLongs(raw: Int32Array, n: number, where: string): Float64Array {
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const lo = raw[2 * i]!;
-    const hi = raw[2 * i + 1]!;
-    if (hi === -2147483648 && lo === 0) {
-      out[i] = NaN;
-      continue;
-    }
-    const v = hi * TWO32 + (lo >>> 0);
-    if (v > MAX_SAFE || v < -MAX_SAFE) throw new TickscopeError('badDatabase', `${where}: long ${v} exceeds ±2^53`);
-    out[i] = v;
-  }
-  return out;
-}
-
-function int32ToNumbers(raw: Int32Array): Float64Array {
-  const out = new Float64Array(raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const v = raw[i]!;
-    out[i] = v === -2147483648 ? NaN : v;
-  }
-  return out;
-}
-
 function numbersToInt32(values: Float64Array, where: string): Int32Array {
   const out = new Int32Array(values.length);
   for (let i = 0; i < values.length; i++) {
@@ -130,11 +120,15 @@ export function encodeColumn(name: string, c: Column, where: string): Array<[str
       return [[`${name}.i32`, bytesOf(c.data)]];
     case 'boolean':
       return [[`${name}.u8`, bytesOf(c.data)]];
-    case 'symbol':
+    case 'symbol': {
+      if (!c.dict.sorted) throw new Error(`${where}.${name}: a stored dictionary must be sorted (compactDict)`);
+      const dict = encodeDict(dictStrings(c.dict));
       return [
         [`${name}.i32`, bytesOf(c.codes)],
-        [`${name}.dict.json`, JSON.stringify(c.dict)],
+        [`${name}.dict.offsets.i32`, bytesOf(dict.offsets)],
+        [`${name}.dict.utf8`, dict.data],
       ];
+    }
     case 'string': {
       const enc = new TextEncoder();
       const parts = c.values.map((s) => enc.encode(s));
@@ -160,82 +154,6 @@ export function encodeColumn(name: string, c: Column, where: string): Array<[str
   }
 }
 
-/** Reads a whole file into an 8-byte-aligned buffer (typed array views need aligned offsets). */
-function readAligned(path: string): ArrayBuffer {
-  const buf = readFileSync(path);
-  if (buf.byteOffset % 8 === 0 && buf.byteLength === buf.buffer.byteLength) return buf.buffer as ArrayBuffer;
-  const copy = new ArrayBuffer(buf.byteLength);
-  new Uint8Array(copy).set(buf);
-  return copy;
-}
-
-/** Reads one column of a partition folder. */
-export function readColumn(dir: string, def: ColumnDef, rows: number): Column {
-  const p = (suffix: string): string => join(dir, `${def.name}${suffix}`);
-  const where = `${dir}/${def.name}`;
-  const check = (got: number, what: string): void => {
-    if (got !== rows) throw new TickscopeError('badDatabase', `${where}: ${what} holds ${got} rows, _meta.json says ${rows}`);
-  };
-  const type: ColumnType = def.type;
-  switch (type) {
-    case 'float': {
-      const data = new Float64Array(readAligned(p('.f64')));
-      check(data.length, 'column file');
-      return { type, data };
-    }
-    case 'long': {
-      const raw = new Int32Array(readAligned(p('.i64')));
-      check(raw.length / 2, 'column file');
-      return { type, data: int64ToLongs(raw, rows, where) };
-    }
-    case 'int': {
-      const raw = new Int32Array(readAligned(p('.i32')));
-      check(raw.length, 'column file');
-      return { type, data: int32ToNumbers(raw) };
-    }
-    case 'timestamp':
-    case 'timespan': {
-      const data = new BigInt64Array(readAligned(p('.i64')));
-      check(data.length, 'column file');
-      return { type, data };
-    }
-    case 'date': {
-      const data = new Int32Array(readAligned(p('.i32')));
-      check(data.length, 'column file');
-      return { type, data };
-    }
-    case 'boolean': {
-      const data = new Uint8Array(readAligned(p('.u8')));
-      check(data.length, 'column file');
-      return { type, data };
-    }
-    case 'symbol': {
-      const codes = new Int32Array(readAligned(p('.i32')));
-      check(codes.length, 'column file');
-      const dict = JSON.parse(readFileSync(p('.dict.json'), 'utf8')) as string[];
-      return { type, codes, dict };
-    }
-    case 'string': {
-      const offsets = new Int32Array(readAligned(p('.offsets.i32')));
-      check(offsets.length - 1, 'offsets file');
-      const data = readFileSync(p('.utf8'));
-      const values = new Array<string>(rows);
-      for (let i = 0; i < rows; i++) values[i] = data.toString('utf8', offsets[i]!, offsets[i + 1]!);
-      return { type, values };
-    }
-    case 'float[]':
-    case 'long[]': {
-      const offsets = new Int32Array(readAligned(p('.offsets.i32')));
-      check(offsets.length - 1, 'offsets file');
-      const n = offsets[rows]!;
-      const values =
-        type === 'float[]'
-          ? new Float64Array(readAligned(p('.f64')))
-          : int64ToLongs(new Int32Array(readAligned(p('.i64'))), n, where);
-      return { type, offsets, values };
-    }
-  }
-}
 
 /** Reads and checks a partition's `_meta.json`. */
 export function readMeta(dir: string): PartitionMeta {
@@ -243,10 +161,38 @@ export function readMeta(dir: string): PartitionMeta {
   try {
     meta = JSON.parse(readFileSync(join(dir, '_meta.json'), 'utf8')) as PartitionMeta;
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(join(dir, '_meta.json'));
     throw new TickscopeError('badDatabase', `${dir}: cannot read _meta.json (${(e as Error).message})`);
   }
-  if (meta.format !== 1 || !Number.isInteger(meta.rows) || !Array.isArray(meta.columns)) {
-    throw new TickscopeError('badDatabase', `${dir}/_meta.json: unsupported format`);
+  if (meta.format !== STORAGE_FORMAT || !Number.isInteger(meta.rows) || !Array.isArray(meta.columns)) {
+    throw new TickscopeError('badDatabase', `${dir}/_meta.json: format ${String(meta.format)}, this release reads format ${STORAGE_FORMAT}`);
   }
   return meta;
+}
+
+/** Writes one partition folder (columns in storage order, metadata, time order), flushed to disk. */
+export function writePartitionFolder(dir: string, t: TableSchema, data: Table): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { table, idRanges } = prepareForStorage(t, data);
+  for (const def of t.columns) {
+    const col = table.col(def.name);
+    if (col.type !== def.type) throw new Error(`${t.name}.${def.name}: expected ${def.type}, got ${col.type}`);
+    if (columnLength(col) !== table.length) throw new Error(`${t.name}.${def.name}: length mismatch`);
+    for (const [file, bytes] of encodeColumn(def.name, col, `${t.name}`)) writeFileDurable(join(dir, file), bytes);
+  }
+  const ordered = idRanges !== undefined && Object.keys(idRanges).length > 1;
+  if (ordered) {
+    const order = timeOrder((table.col(t.timeColumn!) as NanosColumn).data, idRanges);
+    writeFileDurable(join(dir, TIME_ORDER_FILE), new Uint8Array(order.buffer, order.byteOffset, order.byteLength));
+  }
+  const meta: PartitionMeta = {
+    format: STORAGE_FORMAT,
+    rows: table.length,
+    columns: t.columns,
+    ...(idRanges ? { idRanges } : {}),
+    ...(ordered ? { timeOrder: true } : {}),
+  };
+  writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta));
+  fsyncDir(dir);
 }

@@ -4,6 +4,7 @@
  * dropped.
  */
 import { type Column, compareStrings, int32Pairs, type SymbolColumn, symbolRanks } from '../core/column.js';
+import { dictOf } from '../core/dict.js';
 import { Table } from '../core/table.js';
 import type { TableSchema } from './schema.js';
 
@@ -51,7 +52,7 @@ export function prepareForStorage(
   let start = 0;
   for (let i = 1; i <= n; i++) {
     if (i === n || idCol.codes[i] !== idCol.codes[start]) {
-      idRanges[idCol.dict[idCol.codes[start]!]!] = [start, i];
+      idRanges[idCol.dict.get(idCol.codes[start]!)] = [start, i];
       start = i;
     }
   }
@@ -62,11 +63,61 @@ export function prepareForStorage(
 export function compactDict(c: SymbolColumn): Column {
   const used = new Uint8Array(c.dict.length);
   for (let i = 0; i < c.codes.length; i++) used[c.codes[i]!] = 1;
-  const strings = [...new Set(c.dict.filter((_, k) => used[k]))].sort(compareStrings);
-  const index = new Map(strings.map((s, i) => [s, i]));
+  if (c.dict.sorted && !used.includes(0)) return c;
+  const strings = new Set<string>();
+  for (let k = 0; k < used.length; k++) if (used[k]) strings.add(c.dict.get(k));
+  const sorted = [...strings].sort(compareStrings);
+  const index = new Map(sorted.map((s, i) => [s, i]));
   const remap = new Int32Array(c.dict.length);
-  c.dict.forEach((s, k) => (remap[k] = used[k] ? index.get(s)! : 0));
+  for (let k = 0; k < used.length; k++) if (used[k]) remap[k] = index.get(c.dict.get(k))!;
   const codes = new Int32Array(c.codes.length);
   for (let i = 0; i < codes.length; i++) codes[i] = remap[c.codes[i]!]!;
-  return { type: 'symbol', codes, dict: strings };
+  return { type: 'symbol', codes, dict: dictOf(sorted, true) };
+}
+
+/**
+ * The partition's rows in time order (ties by identifier, then storage order), as row numbers: what a
+ * query reading every identifier in time order would otherwise merge each time (SPEC 4's order).
+ * Rows are in storage order (identifier runs, each time-sorted), so this merges the runs once.
+ */
+export function timeOrder(time: BigInt64Array, idRanges: Readonly<Record<string, readonly [number, number]>>): Int32Array {
+  const runs = Object.values(idRanges).map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0]);
+  const n = time.length;
+  const rows = new Int32Array(n);
+  for (let i = 0; i < n; i++) rows[i] = i;
+  if (runs.length <= 1) return rows;
+  const pairs = int32Pairs(time);
+  // a bottom-up merge of the runs (each already in time order); ties keep row order
+  let cur = runs;
+  let src = rows;
+  let dst = new Int32Array(n);
+  while (cur.length > 1) {
+    const next: Array<[number, number]> = [];
+    for (let k = 0; k < cur.length; k += 2) {
+      const [a0, a1] = cur[k]!;
+      if (k + 1 === cur.length) {
+        dst.set(src.subarray(a0, a1), a0);
+        next.push([a0, a1]);
+        continue;
+      }
+      const [b0, b1] = cur[k + 1]!;
+      let i = a0;
+      let j = b0;
+      let o = a0;
+      while (i < a1 && j < b1) {
+        const ri = src[i]!;
+        const rj = src[j]!;
+        const hi1 = pairs[2 * ri + 1]!;
+        const hi2 = pairs[2 * rj + 1]!;
+        if (hi2 < hi1 || (hi2 === hi1 && pairs[2 * rj]! >>> 0 < pairs[2 * ri]! >>> 0)) dst[o++] = src[j++]!;
+        else dst[o++] = src[i++]!;
+      }
+      while (i < a1) dst[o++] = src[i++]!;
+      while (j < b1) dst[o++] = src[j++]!;
+      next.push([a0, b1]);
+    }
+    [src, dst] = [dst, src];
+    cur = next;
+  }
+  return src;
 }

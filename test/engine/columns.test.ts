@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
 import { concatColumns, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
+import { dictStrings } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { sortTable } from '../../engine/ops/sort.js';
 import { compactDict } from '../../engine/storage/prepare.js';
 
 const sym = (values: string[]): SymbolColumn => columnFromValues('symbol', values) as SymbolColumn;
-const strings = (c: SymbolColumn): string[] => [...c.codes].map((k) => c.dict[k]!);
+const strings = (c: SymbolColumn): string[] => [...c.codes].map((k) => c.dict.get(k));
 
 describe('symbol columns across partitions', () => {
   // Two partitions whose dictionaries share strings under different codes.
@@ -20,7 +21,7 @@ describe('symbol columns across partitions', () => {
 
   it('ranks equal strings equally, so sorting groups them and stays stable', () => {
     const ranks = symbolRanks(both.dict);
-    const rankOf = (s: string): Set<number> => new Set(both.dict.flatMap((d, k) => (d === s ? [ranks[k]!] : [])));
+    const rankOf = (s: string): Set<number> => new Set(dictStrings(both.dict).flatMap((d, k) => (d === s ? [ranks[k]!] : [])));
     expect([rankOf('AAPL').size, rankOf('MSFT').size]).toEqual([1, 1]);
     const t = new Table(['id', 'n'], [both, columnFromValues('long', [0, 1, 2, 3, 4, 5])]);
     const sorted = sortTable(t, [{ dir: 'asc', column: 'id' }]);
@@ -30,7 +31,8 @@ describe('symbol columns across partitions', () => {
 
   it('stores each string once', () => {
     const c = compactDict(both) as SymbolColumn;
-    expect(c.dict).toEqual(['AAPL', 'IBM', 'MSFT']);
+    expect(dictStrings(c.dict)).toEqual(['AAPL', 'IBM', 'MSFT']);
+    expect(c.dict.sorted).toBe(true);
     expect(strings(c)).toEqual(strings(both));
   });
 });

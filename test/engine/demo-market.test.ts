@@ -18,7 +18,7 @@ const NULL_TS = -9223372036854775808n;
 const strs = (c: Column): string[] => {
   if (c.type !== 'symbol') throw new Error('expected a symbol column');
   const s: SymbolColumn = c;
-  return Array.from(s.codes, (k) => s.dict[k]!);
+  return Array.from(s.codes, (k) => s.dict.get(k));
 };
 const nums = (c: Column): Float64Array => {
   if (c.type !== 'float' && c.type !== 'long') throw new Error('expected a numeric column');
@@ -189,7 +189,7 @@ describe('demo market data: trades and quotes', () => {
     };
     const nullTs = (c: Column, i: number): boolean => stamps(c)[i] === NULL_TS;
     const nullNum = (c: Column, i: number): boolean => Number.isNaN(nums(c)[i]);
-    const nullSym = (c: Column, i: number): boolean => c.type === 'symbol' && c.dict[c.codes[i]!] === '';
+    const nullSym = (c: Column, i: number): boolean => c.type === 'symbol' && c.dict.get(c.codes[i]!) === '';
     const trades = db.rowCount('Trade');
     const nullExch = count('Trade', 'exchTime', nullTs);
     expect(nullExch).toBeGreaterThan(trades * 0.001);

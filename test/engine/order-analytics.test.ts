@@ -103,7 +103,7 @@ function market(): InMemoryMarketView {
 /** The cell of a column as a plain value: symbol text, number (null = NaN), bigint, boolean, day number. */
 function cell(c: Column, i: number): unknown {
   switch (c.type) {
-    case 'symbol': return c.dict[c.codes[i]!];
+    case 'symbol': return c.dict.get(c.codes[i]!);
     case 'string': return c.values[i];
     case 'float[]':
     case 'long[]': return undefined;

@@ -171,19 +171,25 @@ describe('database storage', () => {
     expect(configFromJson({ timeColBuffer: '0D00:00' }).timeColBuffer).toBe(0n);
   });
 
-  it('lets one writer at a time hold the write lock, taking over a dead one', async () => {
+  it('lets one writer at a time hold the write lock, waiting for a live one and taking over a dead one', async () => {
     const dir = tempDir();
     // A lock left by a process that has exited is taken over.
     writeFileSync(join(dir, '.write.lock'), '999999999');
     expect(withWriteLock(dir, () => 'ran')).toBe('ran');
     expect(existsSync(join(dir, '.write.lock'))).toBe(false);
-    // A lock held by a live process is refused with its pid.
+    // A lock held by a live process is waited for, then refused with its pid.
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
     try {
-      writeFileSync(join(dir, '.write.lock'), String(sleeper.pid));
-      expect(() => withWriteLock(dir, () => 'ran')).toThrow(new RegExp(`being written by process ${sleeper.pid}`));
+      writeFileSync(join(dir, '.write.lock'), `${sleeper.pid}:0`);
+      const t0 = Date.now();
+      expect(() => withWriteLock(dir, () => 'ran', { waitMs: 300 })).toThrow(new RegExp(`being written by process ${sleeper.pid}; waited 300 ms`));
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
     } finally {
       sleeper.kill();
     }
+    // A lock held by this process (another thread of it) is never taken over.
+    writeFileSync(join(dir, '.write.lock'), `${process.pid}:7`);
+    expect(() => withWriteLock(dir, () => 'ran', { waitMs: 100 })).toThrow(/being written by another thread \(7\) of this process/);
+    expect(readFileSync(join(dir, '.write.lock'), 'utf8')).toBe(`${process.pid}:7`);
   });
 });

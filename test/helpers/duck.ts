@@ -16,7 +16,7 @@ export async function duckTable(engine: Engine, args: Record<string, unknown>, c
   const lines = ['seq,ns,' + columns.filter((c) => c !== 'eventTimestamp').join(',')];
   const cells = columns.filter((c) => c !== 'eventTimestamp').map((c) => {
     const col = t.col(c);
-    if (col.type === 'symbol') return (i: number): string => col.dict[col.codes[i]!]!;
+    if (col.type === 'symbol') return (i: number): string => col.dict.get(col.codes[i]!);
     if (col.type === 'float' || col.type === 'long') return (i: number): string => (Number.isNaN(col.data[i]) ? '' : String(col.data[i]));
     throw new Error(`duckTable: unsupported column ${c}`);
   });

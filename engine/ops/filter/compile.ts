@@ -162,17 +162,28 @@ function runTest(col: Column, sel: Int32Array, n: number, t: ScalarTest, out?: U
   };
   switch (col.type) {
     case 'symbol': {
-      const mask = new Uint8Array(col.dict.length);
-      col.dict.forEach((s, code) => (mask[code] = (s === '' ? t.nullPasses : t.test(s)) ? 1 : 0));
+      // Each dictionary entry is tested once, when a selected row first uses it (a large stored
+      // dictionary is never decoded whole): 0 untested, 1 passes, 2 fails.
+      const state = new Uint8Array(col.dict.length);
+      const dict = col.dict;
       const codes = col.codes;
+      const passes = (code: number): boolean => {
+        let v = state[code]!;
+        if (v === 0) {
+          const s = dict.get(code);
+          v = state[code] = (s === '' ? t.nullPasses : t.test(s)) ? 1 : 2;
+        }
+        return v === 1;
+      };
       if (!out) {
         for (let i = 0; i < n; i++) {
           const r = sel[i]!;
-          if (mask[codes[r]!]) sel[k++] = r;
+          const v = state[codes[r]!]!;
+          if (v === 1 || (v === 0 && passes(codes[r]!))) sel[k++] = r;
         }
         return k;
       }
-      for (let i = 0; i < n; i++) out[i] = mask[codes[sel[i]!]!]!;
+      for (let i = 0; i < n; i++) out[i] = passes(codes[sel[i]!]!) ? 1 : 0;
       return n;
     }
     case 'float':

@@ -5,6 +5,7 @@
  * timestamp. The corrected view is what filters, sorting and output see.
  */
 import { type Column, int32Pairs } from '../../core/column.js';
+import { dictIndexOf } from '../../core/dict.js';
 import { TickscopeError } from '../../core/errors.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';
@@ -50,11 +51,11 @@ export class CanCor {
       const words = int32Pairs(time.data);
       const data = columns.map((n) => (p.column(n) as { data: Float64Array }).data);
       for (let r = 0; r < p.rows; r++) {
-        const id = ids.dict[ids.codes[r]!]!;
+        const id = ids.dict.get(ids.codes[r]!);
         if (id === '') continue;
         let entry = byExecution.get(id);
         if (!entry) byExecution.set(id, (entry = { cancel: false, values: new Map() }));
-        const verb = action && action.type === 'symbol' ? action.dict[action.codes[r]!]! : 'correct';
+        const verb = action && action.type === 'symbol' ? action.dict.get(action.codes[r]!) : 'correct';
         if (verb === 'cancel') {
           entry.cancel = true;
           continue;
@@ -82,6 +83,11 @@ export class CanCor {
   get(id: string): Correction | undefined {
     return this.byExecution.get(id);
   }
+
+  /** Every execution with its cancel or corrections. */
+  entries(): IterableIterator<[string, Correction]> {
+    return this.byExecution.entries();
+  }
 }
 
 /** A partition as corrected by CanCor: patched columns, and the cancelled rows. */
@@ -103,8 +109,20 @@ export class CorrectedSource implements RowSource {
     const ids = base.column(KEY);
     if (ids.type !== 'symbol') throw new Error(`${KEY} is not a symbol column`);
     this.codes = ids.codes;
-    // Resolve each dictionary entry once, then look rows up by code.
-    this.perCode = ids.dict.map((s) => (s === '' ? undefined : cancor.get(s)));
+    // Resolve each dictionary entry once, then look rows up by code. A sorted (stored) dictionary is
+    // searched for the few executions CanCor names instead of decoding every entry.
+    this.perCode = new Array<Correction | undefined>(ids.dict.length).fill(undefined);
+    if (ids.dict.sorted) {
+      for (const [id, c] of cancor.entries()) {
+        const code = dictIndexOf(ids.dict, id);
+        if (code >= 0) this.perCode[code] = c;
+      }
+    } else {
+      for (let k = 0; k < ids.dict.length; k++) {
+        const s = ids.dict.get(k);
+        this.perCode[k] = s === '' ? undefined : cancor.get(s);
+      }
+    }
     this.cancelled = new Uint8Array(base.rows);
     if (this.perCode.some((c) => c?.cancel)) {
       for (let r = 0; r < base.rows; r++) if (this.perCode[this.codes[r]!]?.cancel) this.cancelled[r] = 1;

@@ -13,6 +13,16 @@ export interface RowSource {
   /** identifier -> [first row, end row); empty when the table has no symbol identifier column. */
   readonly idRanges: ReadonlyMap<string, readonly [number, number]>;
   column(name: string): Column;
+  /** The same rows with columns read only in these row ranges (partial reads of stored partitions). */
+  narrow?(ranges: ReadonlyArray<readonly [number, number]>): RowSource;
+  /** The rows in time order (ties by identifier, then storage order), when stored. */
+  timeOrder?(): Int32Array | undefined;
+}
+
+/** The rows a scan selected, and the source to read their columns from. */
+export interface Scanned {
+  readonly rows: Int32Array;
+  readonly source: RowSource;
 }
 
 export interface ScanPlan {
@@ -61,17 +71,42 @@ function runRanges(p: RowSource, ids: readonly string[] | undefined): Array<[num
   return ranges.sort((x, y) => x[0] - y[0]);
 }
 
-/** The rows of a partition in the ranges that pass the predicate, in output (time) order. */
-export function scanPartition(p: RowSource, plan: ScanPlan): Int32Array {
-  const time = p.column(plan.timeColumn);
+/** First position i in [a, b) of `order` whose row's time is >= the target (rows of `order` time-sorted). */
+function lowerBoundIn(order: Int32Array, pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
+  let lo = a;
+  let hi = b;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = order[mid]!;
+    const h = pairs[2 * r + 1]!;
+    if (h < th || (h === th && pairs[2 * r]! >>> 0 < tl)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The rows of a partition in the ranges that pass the predicate, in output (time) order, with the
+ * source to read their columns from (narrowed to the rows read, so a narrow query reads little).
+ */
+export function scanPartition(p: RowSource, plan: ScanPlan): Scanned {
+  const runs = runRanges(p, plan.ids);
+  let runRows = 0;
+  for (const [a, b] of runs) runRows += b - a;
+  const wantTime = plan.order !== 'storage' && runs.length > 1;
+  // Most of the partition in time order: walk its stored time order instead of merging the runs.
+  const order = wantTime && runRows * 2 >= p.rows ? p.timeOrder?.() : undefined;
+  if (order) return scanInTimeOrder(p, plan, order, runs, runRows);
+  const timeSource = p.narrow ? p.narrow(runs) : p;
+  const time = timeSource.column(plan.timeColumn);
   if (time.type !== 'timestamp') throw new Error(`${plan.timeColumn} is not a timestamp column`);
   const pairs = int32Pairs(time.data);
   const bounds = plan.ranges.map(([s, e]) => [hiOf(s), loOf(s), hiOf(e), loOf(e)] as const);
   // Each identifier's run contributes one segment per range; segments of a run are in time order.
-  const runs: Array<[number, number]> = [];
+  const merged: Array<[number, number]> = [];
   const segments: Array<[number, number]> = [];
   let total = 0;
-  for (const [a, b] of runRanges(p, plan.ids)) {
+  for (const [a, b] of runs) {
     const first = segments.length;
     for (const [sh, sl, eh, el] of bounds) {
       const lo = lowerBound(pairs, a, b, sh, sl);
@@ -81,15 +116,55 @@ export function scanPartition(p: RowSource, plan: ScanPlan): Int32Array {
         total += hi - lo;
       }
     }
-    if (segments.length > first) runs.push([segments[first]![0], segments[segments.length - 1]![1]]);
+    if (segments.length > first) merged.push([segments[first]![0], segments[segments.length - 1]![1]]);
   }
+  const source = p.narrow ? p.narrow(segments) : p;
   let sel = plan.alloc ? plan.alloc(total) : new Int32Array(total);
   let n = 0;
   for (const [lo, hi] of segments) for (let r = lo; r < hi; r++) sel[n++] = r;
-  if (plan.predicate && n > 0) n = plan.predicate.apply(p, sel, n);
+  if (plan.predicate && n > 0) n = plan.predicate.apply(source, sel, n);
   sel = sel.subarray(0, n);
-  if (runs.length <= 1 || n === 0 || plan.order === 'storage') return sel;
-  return mergeRuns(sel, runs, pairs, plan.alloc);
+  if (merged.length <= 1 || n === 0 || plan.order === 'storage') return { rows: sel, source };
+  return { rows: mergeRuns(sel, merged, pairs, plan.alloc), source };
+}
+
+/** The scan over the stored time order: each range is a binary search, identifiers a row mask. */
+function scanInTimeOrder(p: RowSource, plan: ScanPlan, order: Int32Array, runs: ReadonlyArray<[number, number]>, runRows: number): Scanned {
+  const source = runRows === p.rows || !p.narrow ? p : p.narrow(runs);
+  const time = p.column(plan.timeColumn);
+  if (time.type !== 'timestamp') throw new Error(`${plan.timeColumn} is not a timestamp column`);
+  const pairs = int32Pairs(time.data);
+  let keep: Uint8Array | undefined;
+  if (runRows < p.rows) {
+    keep = new Uint8Array(p.rows);
+    for (const [a, b] of runs) keep.fill(1, a, b);
+  }
+  const spans: Array<[number, number]> = [];
+  let total = 0;
+  for (const [s, e] of plan.ranges) {
+    const lo = lowerBoundIn(order, pairs, 0, order.length, hiOf(s), loOf(s));
+    const hi = lowerBoundIn(order, pairs, lo, order.length, hiOf(e), loOf(e));
+    if (hi > lo) {
+      spans.push([lo, hi]);
+      total += hi - lo;
+    }
+  }
+  let sel = plan.alloc ? plan.alloc(total) : new Int32Array(total);
+  let n = 0;
+  for (const [lo, hi] of spans) {
+    if (keep) {
+      for (let i = lo; i < hi; i++) {
+        const r = order[i]!;
+        if (keep[r]) sel[n++] = r;
+      }
+    } else {
+      sel.set(order.subarray(lo, hi), n);
+      n += hi - lo;
+    }
+  }
+  if (plan.predicate && n > 0) n = plan.predicate.apply(source, sel, n);
+  sel = sel.subarray(0, n);
+  return { rows: sel, source };
 }
 
 const TWO32 = 4294967296;

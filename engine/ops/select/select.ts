@@ -122,7 +122,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     if (key < lo || key > hi) continue;
     const stored = db.partition(t.name, key)!;
     const source: RowSource = spec.canCor ? new CorrectedSource(stored, spec.canCor) : stored;
-    const rows = scanPartition(source, {
+    const { rows, source: read } = scanPartition(source, {
       timeColumn: t.timeColumn,
       ranges: onPartitionColumn ? ranges : [ALL],
       ...(spec.ids ? { ids: spec.ids } : {}),
@@ -130,7 +130,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       ...(spec.order ? { order: spec.order } : {}),
       ...(spec.alloc ? { alloc: spec.alloc } : {}),
     });
-    if (rows.length > 0) parts.push({ source, rows });
+    if (rows.length > 0) parts.push({ source: read, rows });
   }
   return { parts, ordered: onPartitionColumn, ranges };
 }

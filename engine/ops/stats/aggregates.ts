@@ -9,6 +9,7 @@
 import { int32Pairs } from '../../core/column.js';
 import type { AggregateOp } from './tree.js';
 import { type NumVec, symNull, type SymVec, type TsVec, type Vec } from './vectors.js';
+import { type Dict, dictOf } from '../../core/dict.js';
 
 /** Where columns come from: a table, or a stored partition read in place. */
 export interface ColumnTable {
@@ -104,7 +105,7 @@ function firstLast(cells: number, out: number, w: Windows, last: boolean): Kerne
   const num = new Float64Array(cells);
   const tsw = new Int32Array(2 * cells);
   const code = new Int32Array(cells).fill(-1);
-  const dicts: Array<readonly string[] | undefined> = new Array(cells);
+  const dicts: Array<Dict | undefined> = new Array(cells);
   return {
     add([a], f) {
       if (!a || a.lvl === 'scalar') throw new Error('first/last of a literal');
@@ -153,10 +154,10 @@ function firstLast(cells: number, out: number, w: Windows, last: boolean): Kerne
         const dict: string[] = [''];
         const codes = Int32Array.from(pick, (c) => {
           if (c < 0) return 0;
-          dict.push(dicts[c]![code[c]!]!);
+          dict.push(dicts[c]!.get(code[c]!));
           return dict.length - 1;
         });
-        return { lvl: 'cell', t: 'sym', codes, dict, type: type as SymVec['type'] };
+        return { lvl: 'cell', t: 'sym', codes, dict: dictOf(dict), type: type as SymVec['type'] };
       }
       return cellNum(Float64Array.from(pick, (c) => (c < 0 ? NaN : num[c]!)), type as NumVec['type']);
     },

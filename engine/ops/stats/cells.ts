@@ -25,6 +25,7 @@ import { groupExchanges, type HolidayMode, loadCalendar, nonTradingDay } from '.
 import { partBuckets, partFrames, presentPairs, streamGroups } from './stream.js';
 import { combinable, type Node } from './tree.js';
 import { vecToColumn } from './vectors.js';
+import { dictOf } from '../../core/dict.js';
 
 const MAX_CELLS = 20_000_000;
 export const TOP_OF_BOOK = ['bestBid', 'bestAsk', 'maxSize', 'spread', 'midPoint'];
@@ -92,12 +93,12 @@ function withExtraGroups(p: StatsPlan, keys: Table, count: number, rank: Int32Ar
   const onIds = p.groupCols.length === 1 && p.groupCols[0] === p.t.idColumn && keys.get(p.t.idColumn)?.type === 'symbol';
   if (!p.racking || !onIds || !p.idList) return { keys, count, rank, extra: [] };
   const ids = keys.col(p.t.idColumn) as SymbolColumn;
-  const names = Array.from(ids.codes, (c) => ids.dict[c]!);
+  const names = Array.from(ids.codes, (c) => ids.dict.get(c));
   const present = new Set(names);
   const extra = [...new Set(p.idList)].filter((id) => !present.has(id));
   if (extra.length === 0) return { keys, count, rank, extra };
   const all = [...names, ...extra];
-  const col: SymbolColumn = { type: 'symbol', codes: Int32Array.from(all, (_, i) => i), dict: all };
+  const col: SymbolColumn = { type: 'symbol', codes: Int32Array.from(all, (_, i) => i), dict: dictOf(all) };
   const order = all.map((_, g) => g).sort((a, b) => compareStrings(all[a]!, all[b]!));
   const merged = new Int32Array(all.length);
   order.forEach((g, r) => (merged[g] = r));
@@ -272,15 +273,15 @@ function exchangesOf(p: StatsPlan, table: Table, ofRow: Int32Array, known: numbe
   const idOfGroup = (g: number): string => {
     if (g >= known) return extra[g - known]!;
     if (!ids || ids.type !== 'symbol') return '';
-    for (let i = 0; i < ofRow.length; i++) if (ofRow[i] === g) return ids.dict[ids.codes[i]!]!;
+    for (let i = 0; i < ofRow.length; i++) if (ofRow[i] === g) return ids.dict.get(ids.codes[i]!);
     return '';
   };
   const fromReference = (id: string): string => {
     const ref = p.instrumentRef;
     if (!ref?.data) return '';
-    const lookup = new Table([ref.fk], [{ type: 'symbol', codes: Int32Array.of(0), dict: [id] }]);
+    const lookup = new Table([ref.fk], [{ type: 'symbol', codes: Int32Array.of(0), dict: dictOf([id]) }]);
     const col = refColumn(lookup, ref, 'exchangeID');
-    return col.type === 'symbol' ? col.dict[col.codes[0]!]! : '';
+    return col.type === 'symbol' ? col.dict.get(col.codes[0]!) : '';
   };
   const fromRows = groupExchanges(table, ofRow, known + extra.length, (g) => fromReference(idOfGroup(g)));
   return (g) => fromRows[g]!;

@@ -197,7 +197,7 @@ function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
     }
     case 'sym': {
       const codes = arg.codes.slice();
-      for (let e = 0; e < f.n; e++) if (!symNull(arg, codes[e]!) && !fresh(e, arg.dict[codes[e]!]!)) codes[e] = -1;
+      for (let e = 0; e < f.n; e++) if (!symNull(arg, codes[e]!) && !fresh(e, arg.dict.get(codes[e]!))) codes[e] = -1;
       return { ...arg, codes };
     }
   }

@@ -33,7 +33,7 @@ function valueIds(c: Column, n: number): { ids: Int32Array; count: number } {
       for (let i = 0; i < n; i++) {
         const code = c.codes[i]!;
         let v = perCode[code]!;
-        if (v < 0) v = perCode[code] = id(c.dict[code]!);
+        if (v < 0) v = perCode[code] = id(c.dict.get(code));
         ids[i] = v;
       }
       break;

@@ -24,7 +24,7 @@ export function loadCalendar(db: Database): Map<string, Set<number>> {
   const date = p.column('date');
   if (ex.type !== 'symbol' || date.type !== 'date') return cal;
   for (let i = 0; i < p.rows; i++) {
-    const name = ex.dict[ex.codes[i]!]!;
+    const name = ex.dict.get(ex.codes[i]!);
     let set = cal.get(name);
     if (!set) cal.set(name, (set = new Set()));
     if (date.data[i] !== -2147483648) set.add(date.data[i]!);
@@ -40,7 +40,7 @@ export function groupExchanges(t: Table, groupOf: Int32Array, groups: number, fa
     if (!c || c.type !== 'symbol') continue;
     for (let i = 0; i < t.length; i++) {
       const g = groupOf[i]!;
-      if (out[g] === '') out[g] = c.dict[c.codes[i]!]!;
+      if (out[g] === '') out[g] = c.dict.get(c.codes[i]!);
     }
   }
   return out.map((e, g) => e || fallback(g));

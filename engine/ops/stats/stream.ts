@@ -50,7 +50,7 @@ class RunBuilder {
 function valueKey(c: Column, r: number): string {
   switch (c.type) {
     case 'symbol':
-      return c.dict[c.codes[r]!]!;
+      return c.dict.get(c.codes[r]!);
     case 'string':
       return c.values[r]!;
     case 'timestamp':
@@ -127,7 +127,7 @@ export function streamGroups(parts: readonly Part[], columns: readonly string[],
         if (code === prev) continue;
         prev = code;
         let g = perCode[code]!;
-        if (g < 0) g = perCode[code] = groupOf(single.dict[code]!, p, rows[i]!);
+        if (g < 0) g = perCode[code] = groupOf(single.dict.get(code), p, rows[i]!);
         built.push(i, g);
       }
       return built.done(rows.length);

@@ -6,13 +6,14 @@
  */
 import type { Column, ColumnType } from '../../core/column.js';
 import { columnLength, int32Pairs } from '../../core/column.js';
+import { type Dict, dictOf } from '../../core/dict.js';
 
 export type Level = 'row' | 'cell';
 
 export type Vec =
   | { readonly lvl: Level; readonly t: 'num'; readonly d: Float64Array; readonly type: ColumnType }
   | { readonly lvl: Level; readonly t: 'ts'; readonly d: BigInt64Array; readonly type: 'timestamp' | 'timespan' }
-  | { readonly lvl: Level; readonly t: 'sym'; readonly codes: Int32Array; readonly dict: readonly string[]; readonly type: 'symbol' | 'string' }
+  | { readonly lvl: Level; readonly t: 'sym'; readonly codes: Int32Array; readonly dict: Dict; readonly type: 'symbol' | 'string' }
   | { readonly lvl: 'scalar'; readonly t: 'num'; readonly v: number; readonly type: 'float' };
 
 export type NumVec = Extract<Vec, { t: 'num'; lvl: Level }>;
@@ -66,7 +67,7 @@ export function columnVec(c: Column, rows: Int32Array | undefined): Vec {
     case 'string': {
       const codes = new Int32Array(n);
       for (let i = 0; i < n; i++) codes[i] = at(i);
-      return { lvl: 'row', t: 'sym', codes, dict: c.values, type: 'string' };
+      return { lvl: 'row', t: 'sym', codes, dict: dictOf(c.values), type: 'string' };
     }
     case 'float[]':
     case 'long[]':
@@ -94,9 +95,9 @@ export function vecToColumn(v: Vec, cells: number): Column {
     case 'ts':
       return { type: v.type, data: v.d };
     case 'sym':
-      return v.type === 'symbol' ? { type: 'symbol', codes: v.codes, dict: v.dict } : { type: 'string', values: Array.from(v.codes, (k) => (k < 0 ? '' : v.dict[k]!)) };
+      return v.type === 'symbol' ? { type: 'symbol', codes: v.codes, dict: v.dict } : { type: 'string', values: Array.from(v.codes, (k) => (k < 0 ? '' : v.dict.get(k))) };
   }
 }
 
 /** True when a symbol/string code is null (code -1 or the empty string). */
-export const symNull = (v: SymVec, code: number): boolean => code < 0 || v.dict[code] === '';
+export const symNull = (v: SymVec, code: number): boolean => code < 0 || v.dict.get(code) === '';

@@ -11,6 +11,7 @@
 import { type Column, int32Pairs } from '../../core/column.js';
 import { Table } from '../../core/table.js';
 import { roundHalfAway } from '../round.js';
+import { dictStrings, nullCodes } from '../../core/dict.js';
 
 export const FILL_MODES = ['null', 'zero', 'forward', 'linear', 'linearStep'] as const;
 export type FillMode = (typeof FILL_MODES)[number];
@@ -21,7 +22,7 @@ export function groupOfRows(t: Table, idColumn: string | null, alloc: (n: number
   if (!id || id.type !== 'symbol') return { group: alloc(t.length).fill(0), count: 1 };
   const groupOfCode = new Int32Array(id.dict.length);
   const byName = new Map<string, number>();
-  id.dict.forEach((s, code) => {
+  dictStrings(id.dict).forEach((s, code) => {
     let g = byName.get(s);
     if (g === undefined) byName.set(s, (g = byName.size));
     groupOfCode[code] = g;
@@ -64,10 +65,8 @@ function hasNull(c: Column): boolean {
     case 'date':
       return c.data.includes(-2147483648);
     case 'symbol': {
-      const empty = c.dict.indexOf('');
-      if (empty < 0) return false;
-      if (c.dict.indexOf('', empty + 1) < 0) return c.codes.includes(empty);
-      for (let i = 0; i < c.codes.length; i++) if (c.dict[c.codes[i]!] === '') return true;
+      const isNull = nullCodes(c.dict);
+      for (let i = 0; i < c.codes.length; i++) if (isNull[c.codes[i]!]) return true;
       return false;
     }
     case 'string':
@@ -128,7 +127,7 @@ function forward(c: Column, { group, count }: Groups, owned: boolean): Column {
     }
     case 'symbol': {
       const codes = owned ? c.codes : c.codes.slice();
-      const isNull = Uint8Array.from(c.dict, (s) => (s === '' ? 1 : 0));
+      const isNull = nullCodes(c.dict);
       const last = new Int32Array(count).fill(-1);
       for (let i = 0; i < n; i++) {
         const g = group[i]!;

@@ -11,6 +11,8 @@ import { andPredicates, compileFilter, listFilter, type Predicate } from '../fil
 import { parseQDict } from '../filter/parse-q.js';
 import type { FilterNode } from '../filter/tree.js';
 import type { RawClause } from '../../registry/decode.js';
+import { dictOf } from '../../core/dict.js';
+import { dictStrings } from '../../core/dict.js';
 
 export interface RefTable {
   readonly schema: TableSchema;
@@ -42,10 +44,10 @@ function matchRows(keys: Column, ref: RefTable): Int32Array {
   if (refKeys.type !== 'symbol') return out;
   const rowOf = new Map<string, number>();
   for (let i = 0; i < ref.data.rows; i++) {
-    const k = refKeys.dict[refKeys.codes[i]!]!;
+    const k = refKeys.dict.get(refKeys.codes[i]!);
     if (!rowOf.has(k)) rowOf.set(k, i);
   }
-  const perCode = keys.dict.map((s) => rowOf.get(s) ?? -1);
+  const perCode = dictStrings(keys.dict).map((s) => rowOf.get(s) ?? -1);
   for (let i = 0; i < keys.codes.length; i++) out[i] = perCode[keys.codes[i]!]!;
   return out;
 }
@@ -75,7 +77,7 @@ export function joinRefs(result: Table, refs: readonly RefTable[], skip: Readonl
 function emptyOf(type: Column['type']): Column {
   switch (type) {
     case 'symbol':
-      return { type, codes: new Int32Array(0), dict: [] };
+      return { type, codes: new Int32Array(0), dict: dictOf([]) };
     case 'string':
       return { type, values: [] };
     case 'float[]':
@@ -101,7 +103,7 @@ export function namesColumn(result: Table, ref: RefTable, idColumn: string): Col
   const names = refColumn(result, ref, 'instrumentName');
   const ids = result.col(idColumn);
   const text = (c: Column, i: number): string =>
-    c.type === 'symbol' ? c.dict[c.codes[i]!]! : c.type === 'string' ? c.values[i]! : '';
+    c.type === 'symbol' ? c.dict.get(c.codes[i]!) : c.type === 'string' ? c.values[i]! : '';
   const values = Array.from({ length: result.length }, (_, i) => text(names, i) || text(ids, i));
   return { type: 'string', values };
 }
@@ -145,7 +147,7 @@ export function refFilterPredicate(db: Database, t: TableSchema, value: unknown,
       let sel = Int32Array.from({ length: ref.data.rows }, (_, i) => i);
       sel = sel.subarray(0, filter.apply(ref.data, sel, sel.length));
       const keys = ref.data.column(ref.key);
-      if (keys.type === 'symbol') for (const r of sel) passing.add(keys.dict[keys.codes[r]!]!);
+      if (keys.type === 'symbol') for (const r of sel) passing.add(keys.dict.get(keys.codes[r]!));
     } else {
       // No reference data: nothing can pass; still check the filter against the schema.
       compileFilter(node, ref.schema, inputTZ, arg);

@@ -1,0 +1,222 @@
+/**
+ * Symbol dictionaries. A stored dictionary is UTF-8 bytes plus offsets (storage v2), decoded one
+ * string at a time when asked: a query that touches 100 codes of a 2M-entry dictionary decodes about
+ * 100 strings. Its buffers may be SharedArrayBuffers, so worker threads can share one copy. A
+ * dictionary built in memory (results, imports, the demo) is a plain string array.
+ */
+
+/** A dictionary: code -> string. "" is the null symbol. */
+export interface Dict {
+  readonly length: number;
+  /** The string of a code (codes are 0 .. length-1). */
+  get(code: number): string;
+  /** Ascending by code-point order with no repeats (stored dictionaries are). */
+  readonly sorted: boolean;
+  /** Bytes held (for cache accounting). */
+  readonly bytes: number;
+}
+
+/** A dictionary over an array of strings. */
+export class StringDict implements Dict {
+  readonly sorted: boolean;
+
+  constructor(
+    readonly strings: readonly string[],
+    sorted = false,
+  ) {
+    this.sorted = sorted;
+  }
+
+  get length(): number {
+    return this.strings.length;
+  }
+
+  get(code: number): string {
+    return this.strings[code]!;
+  }
+
+  get bytes(): number {
+    return this.strings.length * 16;
+  }
+}
+
+const EMPTY = new StringDict([], true);
+
+/** A dictionary over strings (no copy). */
+export function dictOf(strings: readonly string[], sorted = false): Dict {
+  return strings.length === 0 ? EMPTY : new StringDict(strings, sorted);
+}
+
+/** Below this many entries a UTF-8 dictionary is decoded whole on first use (cheaper than a lookup cache). */
+const EAGER_ENTRIES = 4096;
+
+/**
+ * A dictionary stored as UTF-8 `bytes` with `offsets` (length + 1 entries): entry k is
+ * bytes[offsets[k] .. offsets[k+1]). Decoded lazily, each entry once.
+ */
+export class Utf8Dict implements Dict {
+  readonly length: number;
+  /** How many entries have been decoded (tests check that lookups stay lazy). */
+  decoded = 0;
+  private all: string[] | undefined;
+  private readonly some = new Map<number, string>();
+  private readonly text: Buffer;
+
+  constructor(
+    readonly offsets: Int32Array,
+    readonly data: Uint8Array,
+    readonly sorted: boolean,
+  ) {
+    this.length = offsets.length - 1;
+    this.text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  get bytes(): number {
+    return this.offsets.byteLength + this.data.byteLength + (this.all ? this.length * 16 : this.some.size * 48);
+  }
+
+  get(code: number): string {
+    if (this.all) return this.all[code]!;
+    if (this.length <= EAGER_ENTRIES) {
+      this.all = Array.from({ length: this.length }, (_, k) => this.decode(k));
+      return this.all[code]!;
+    }
+    let s = this.some.get(code);
+    if (s === undefined) {
+      s = this.decode(code);
+      this.some.set(code, s);
+    }
+    return s;
+  }
+
+  private decode(code: number): string {
+    this.decoded++;
+    const a = this.offsets[code]!;
+    const b = this.offsets[code + 1]!;
+    if (b - a < 24) {
+      // short ASCII strings (identifiers, codes): avoid the decoder call
+      let ascii = true;
+      for (let i = a; i < b; i++) if (this.data[i]! > 0x7f) ascii = false;
+      if (ascii) return String.fromCharCode.apply(null, this.data.subarray(a, b) as unknown as number[]);
+    }
+    return this.text.toString('utf8', a, b);
+  }
+
+  /** Compares entry `code` with UTF-8 `probe` bytewise (UTF-8 byte order is code-point order). */
+  compareBytes(code: number, probe: Uint8Array): number {
+    const a = this.offsets[code]!;
+    const len = this.offsets[code + 1]! - a;
+    const n = Math.min(len, probe.length);
+    for (let i = 0; i < n; i++) {
+      const d = this.data[a + i]! - probe[i]!;
+      if (d !== 0) return d;
+    }
+    return len - probe.length;
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** The code of `s` in `d`, or -1; a binary search over the bytes when `d` is a sorted UTF-8 dictionary. */
+export function dictIndexOf(d: Dict, s: string): number {
+  if (d instanceof Utf8Dict && d.sorted) {
+    const probe = encoder.encode(s);
+    let lo = 0;
+    let hi = d.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = d.compareBytes(mid, probe);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+  for (let k = 0; k < d.length; k++) if (d.get(k) === s) return k;
+  return -1;
+}
+
+/** Every string of a dictionary, in code order (decodes all: for small dictionaries or whole scans). */
+export function dictStrings(d: Dict): readonly string[] {
+  if (d instanceof StringDict) return d.strings;
+  return Array.from({ length: d.length }, (_, k) => d.get(k));
+}
+
+/** Encodes strings as a UTF-8 dictionary's two buffers. */
+export function encodeDict(strings: readonly string[]): { offsets: Int32Array; data: Uint8Array } {
+  const parts = strings.map((s) => Buffer.from(s, 'utf8'));
+  const offsets = new Int32Array(parts.length + 1);
+  for (let i = 0; i < parts.length; i++) offsets[i + 1] = offsets[i]! + parts[i]!.length;
+  const data = new Uint8Array(offsets[parts.length]!);
+  for (let i = 0; i < parts.length; i++) data.set(parts[i]!, offsets[i]!);
+  return { offsets, data };
+}
+
+/** Several dictionaries one after another: code `bases[i] + k` is entry k of `parts[i]` (nothing decoded). */
+export class ConcatDict implements Dict {
+  readonly length: number;
+  readonly sorted = false;
+  private readonly bases: Int32Array;
+
+  constructor(private readonly parts: readonly Dict[]) {
+    this.bases = new Int32Array(parts.length + 1);
+    for (let i = 0; i < parts.length; i++) this.bases[i + 1] = this.bases[i]! + parts[i]!.length;
+    this.length = this.bases[parts.length]!;
+  }
+
+  get bytes(): number {
+    return this.parts.reduce((s, p) => s + p.bytes, 0);
+  }
+
+  get(code: number): string {
+    let lo = 0;
+    let hi = this.parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.bases[mid]! <= code) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.parts[lo]!.get(code - this.bases[lo]!);
+  }
+}
+
+/** Some entries of a dictionary: code k is entry `picks[k]` of `base` (nothing decoded). */
+export class PickDict implements Dict {
+  readonly sorted = false;
+
+  constructor(
+    private readonly base: Dict,
+    private readonly picks: Int32Array,
+  ) {}
+
+  get length(): number {
+    return this.picks.length;
+  }
+
+  get bytes(): number {
+    return this.picks.byteLength;
+  }
+
+  get(code: number): string {
+    return this.base.get(this.picks[code]!);
+  }
+}
+
+/** Dictionaries one after another (one part: that part itself). */
+export function concatDicts(parts: readonly Dict[]): Dict {
+  const nonEmpty = parts.filter((p) => p.length > 0);
+  if (nonEmpty.length === 0) return EMPTY;
+  if (nonEmpty.length === 1) return nonEmpty[0]!;
+  return new ConcatDict(nonEmpty);
+}
+
+/** 1 for each code whose string is the null symbol "" (a sorted dictionary holds it at code 0 at most). */
+export function nullCodes(d: Dict): Uint8Array {
+  const out = new Uint8Array(d.length);
+  if (d.sorted) {
+    if (d.length > 0 && d.get(0) === '') out[0] = 1;
+    return out;
+  }
+  for (let k = 0; k < d.length; k++) if (d.get(k) === '') out[k] = 1;
+  return out;
+}

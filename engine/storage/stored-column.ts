@@ -1,0 +1,278 @@
+/**
+ * One column of one stored partition, read in pieces. Fixed-width columns live in a full-size
+ * SharedArrayBuffer (zero pages cost no memory until written, and worker threads can share it) and
+ * only the row ranges a query asks for are read from disk, by positioned reads; a narrow query reads
+ * a few kilobytes instead of whole-day files. Symbol dictionaries are UTF-8 plus offsets, read whole
+ * into shared buffers and decoded lazily (core/dict.ts). Strings and lists are read whole.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Column } from '../core/column.js';
+import { Utf8Dict } from '../core/dict.js';
+import { TickscopeError } from '../core/errors.js';
+import type { ColumnDef } from '../core/table.js';
+
+/** A file of a partition folder is gone: a write replaced the folder (the query retries once). */
+export class FolderGoneError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is gone (replaced by a write)`);
+    this.name = 'FolderGoneError';
+  }
+}
+
+/** Row ranges [start, end), ascending and disjoint. */
+export type RowRanges = ReadonlyArray<readonly [number, number]>;
+
+const TWO32 = 4294967296;
+const NULL_HI = -2147483648;
+
+/** Opens a partition file for reading; a missing file means the folder was replaced. */
+function openFile(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(path);
+    throw e;
+  }
+}
+
+/** Reads `length` bytes at `position` of a file into `into` (fully). */
+function readAt(fd: number, into: Uint8Array, position: number, path: string): void {
+  let off = 0;
+  while (off < into.length) {
+    const n = readSync(fd, into, off, into.length - off, position + off);
+    if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early`);
+    off += n;
+  }
+}
+
+/** A whole file in a shared, 8-byte-aligned buffer. */
+export function readShared(path: string): Uint8Array {
+  const fd = openFile(path);
+  try {
+    const size = fstatSync(fd).size;
+    const out = new Uint8Array(new SharedArrayBuffer(Math.ceil(size / 8) * 8), 0, size);
+    readAt(fd, out, 0, path);
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8));
+
+/** Which row ranges of a column are in memory. */
+class Coverage {
+  private spans: Array<[number, number]> = [];
+
+  /** The parts of [a, b) not yet loaded. */
+  missing(a: number, b: number): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    let at = a;
+    for (const [s, e] of this.spans) {
+      if (e <= at) continue;
+      if (s >= b) break;
+      if (s > at) out.push([at, s]);
+      at = Math.max(at, e);
+      if (at >= b) break;
+    }
+    if (at < b) out.push([at, b]);
+    return out;
+  }
+
+  add(a: number, b: number): void {
+    const spans = [...this.spans, [a, b] as [number, number]].sort((x, y) => x[0] - y[0]);
+    const merged: Array<[number, number]> = [];
+    for (const s of spans) {
+      const last = merged[merged.length - 1];
+      if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+      else merged.push([s[0], s[1]]);
+    }
+    this.spans = merged;
+  }
+}
+
+/** On-disk element width and in-memory decoding of a fixed-width column type. */
+interface FixedLayout {
+  readonly file: string;
+  readonly width: number;
+}
+
+function fixedLayout(def: ColumnDef): FixedLayout | undefined {
+  switch (def.type) {
+    case 'float':
+      return { file: `${def.name}.f64`, width: 8 };
+    case 'long':
+    case 'timestamp':
+    case 'timespan':
+      return { file: `${def.name}.i64`, width: 8 };
+    case 'int':
+    case 'date':
+      return { file: `${def.name}.i32`, width: 4 };
+    case 'boolean':
+      return { file: `${def.name}.u8`, width: 1 };
+    case 'symbol':
+      return { file: `${def.name}.i32`, width: 4 };
+    default:
+      return undefined;
+  }
+}
+
+/** A stored column: the rows asked for so far, in one full-size column. */
+export class StoredColumn {
+  /** Bytes in memory (what the column cache counts). */
+  bytes = 0;
+  private readonly coverage = new Coverage();
+  private column: Column | undefined;
+  private readonly layout: FixedLayout | undefined;
+  /** Raw file bytes for the types converted on read (long, int: float64 in memory). */
+  private readonly target: Uint8Array | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly def: ColumnDef,
+    private readonly rows: number,
+  ) {
+    this.layout = fixedLayout(def);
+    if (!this.layout) return;
+    const n = rows;
+    switch (def.type) {
+      case 'float':
+      case 'long':
+      case 'int':
+        this.column = { type: def.type, data: new Float64Array(shared(n * 8), 0, n) };
+        break;
+      case 'timestamp':
+      case 'timespan':
+        this.column = { type: def.type, data: new BigInt64Array(shared(n * 8), 0, n) };
+        break;
+      case 'date':
+        this.column = { type: 'date', data: new Int32Array(shared(n * 4), 0, n) };
+        break;
+      case 'boolean':
+        this.column = { type: 'boolean', data: new Uint8Array(shared(n), 0, n) };
+        break;
+      case 'symbol': {
+        const offsets = readShared(this.path('.dict.offsets.i32'));
+        const data = readShared(this.path('.dict.utf8'));
+        const dict = new Utf8Dict(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), data, true);
+        this.column = { type: 'symbol', codes: new Int32Array(shared(n * 4), 0, n), dict };
+        this.bytes += offsets.byteLength + data.byteLength;
+        break;
+      }
+    }
+    const c = this.column!;
+    this.target = new Uint8Array(
+      c.type === 'symbol' ? c.codes.buffer : (c as { data: ArrayBufferView }).data.buffer,
+    );
+  }
+
+  private path(suffix: string): string {
+    return join(this.dir, `${this.def.name}${suffix}`);
+  }
+
+  /** The column with (at least) the rows of `ranges` read; undefined ranges: every row. */
+  load(ranges?: RowRanges): Column {
+    if (!this.layout) {
+      if (!this.column) {
+        this.column = readWhole(this.dir, this.def, this.rows);
+        this.bytes = wholeBytes(this.column);
+      }
+      return this.column;
+    }
+    const want = ranges ?? [[0, this.rows] as const];
+    const gaps: Array<[number, number]> = [];
+    for (const [a, b] of want) if (b > a) gaps.push(...this.coverage.missing(a, b));
+    if (gaps.length === 0) return this.column!;
+    const path = join(this.dir, this.layout.file);
+    const fd = openFile(path);
+    try {
+      const size = fstatSync(fd).size;
+      if (size !== this.rows * this.layout.width) {
+        throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
+      }
+      for (const [a, b] of gaps) {
+        this.readRows(fd, a, b, path);
+        this.coverage.add(a, b);
+        this.bytes += (b - a) * (this.def.type === 'int' ? 8 : this.layout.width);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return this.column!;
+  }
+
+  private readRows(fd: number, a: number, b: number, path: string): void {
+    const w = this.layout!.width;
+    const t = this.def.type;
+    if (t === 'long' || t === 'int') {
+      const raw = new Uint8Array((b - a) * w);
+      readAt(fd, raw, a * w, path);
+      const out = (this.column as { data: Float64Array }).data;
+      if (t === 'int') {
+        const v = new Int32Array(raw.buffer);
+        for (let i = 0; i < v.length; i++) out[a + i] = v[i] === NULL_HI ? NaN : v[i]!;
+      } else {
+        const v = new Int32Array(raw.buffer);
+        for (let i = 0; i < b - a; i++) {
+          const lo = v[2 * i]!;
+          const hi = v[2 * i + 1]!;
+          out[a + i] = hi === NULL_HI && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
+        }
+      }
+      return;
+    }
+    readAt(fd, this.target!.subarray(a * w, b * w), a * w, path);
+  }
+}
+
+function wholeBytes(c: Column): number {
+  switch (c.type) {
+    case 'string':
+      return c.values.reduce((s, v) => s + 16 + v.length * 2, 0);
+    case 'float[]':
+    case 'long[]':
+      return c.offsets.byteLength + c.values.byteLength;
+    default:
+      return 0;
+  }
+}
+
+/** Reads a variable-width column (string, lists) whole. */
+function readWhole(dir: string, def: ColumnDef, rows: number): Column {
+  const p = (suffix: string): string => join(dir, `${def.name}${suffix}`);
+  const offsetsOf = (): Int32Array => {
+    const raw = readShared(p('.offsets.i32'));
+    const offsets = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
+    if (offsets.length !== rows + 1) throw new TickscopeError('badDatabase', `${p('.offsets.i32')}: ${offsets.length - 1} rows, _meta.json says ${rows}`);
+    return offsets;
+  };
+  switch (def.type) {
+    case 'string': {
+      const offsets = offsetsOf();
+      const data = Buffer.from(readShared(p('.utf8')));
+      const values = new Array<string>(rows);
+      for (let i = 0; i < rows; i++) values[i] = data.toString('utf8', offsets[i]!, offsets[i + 1]!);
+      return { type: 'string', values };
+    }
+    case 'float[]': {
+      const offsets = offsetsOf();
+      const raw = readShared(p('.f64'));
+      return { type: 'float[]', offsets, values: new Float64Array(raw.buffer, 0, raw.byteLength / 8) };
+    }
+    case 'long[]': {
+      const offsets = offsetsOf();
+      const raw = readShared(p('.i64'));
+      const v = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
+      const values = new Float64Array(shared(raw.byteLength), 0, raw.byteLength / 8);
+      for (let i = 0; i < values.length; i++) {
+        const lo = v[2 * i]!;
+        const hi = v[2 * i + 1]!;
+        values[i] = hi === NULL_HI && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
+      }
+      return { type: 'long[]', offsets, values };
+    }
+    default:
+      throw new Error(`readWhole: ${def.type} is fixed-width`);
+  }
+}

@@ -53,9 +53,7 @@ export function appendChanges(db: Database, t: TableSchema, rows: Table): Change
 
 /** Appends rows to a table atomically; returns the partitions written. */
 export function appendRows(db: Database, tableName: string, rows: Table): string[] {
-  db.refresh();
   const t = db.table(tableName);
-  const changes = appendChanges(db, t, rows);
-  db.commit(changes);
+  const changes = db.commit(() => appendChanges(db, t, rows));
   return [...(changes.partitions ?? []).map((p) => p.key), ...(changes.references ?? []).map(() => 'reference')];
 }

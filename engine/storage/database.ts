@@ -300,12 +300,16 @@ export class Database {
 
   /**
    * Applies changes atomically: all of them become visible together, or none does. Writers of one
-   * database take turns (the write lock, across threads and processes).
+   * database take turns (the write lock, across threads and processes); changes given as a function
+   * are computed while holding the lock. Returns the changes applied.
    */
-  commit(changes: Changes): void {
-    withWriteLock(this.dir, () => {
+  commit(what: Changes | (() => Changes)): Changes {
+    return withWriteLock(this.dir, () => {
       this.manifestStamp = '';
       this.refresh();
+      // changes that read what is stored (appends) are computed here, under the lock, from the
+      // newest manifest: computed before it, a concurrent writer's rows would be lost
+      const changes = typeof what === 'function' ? what() : what;
       const prev = this.manifest;
       const next: Manifest = structuredClone(prev);
       next.generation += 1;
@@ -334,6 +338,7 @@ export class Database {
       this.manifestStamp = '';
       this.refresh();
       this.removeSuperseded();
+      return changes;
     });
   }
 

@@ -55,24 +55,46 @@ const EAGER_ENTRIES = 4096;
  * bytes[offsets[k] .. offsets[k+1]). Decoded lazily, each entry once.
  */
 export class Utf8Dict implements Dict {
-  readonly length: number;
   /** How many entries have been decoded (tests check that lookups stay lazy). */
   decoded = 0;
   private all: string[] | undefined;
   private readonly some = new Map<number, string>();
-  private readonly text: Buffer;
+  private buffers: { offsets: Int32Array; data: Uint8Array; text: Buffer } | undefined;
 
+  /**
+   * `length` entries whose buffers `load` gives on first use (a stored dictionary is read from disk
+   * only when a query first needs one of its strings).
+   */
   constructor(
-    readonly offsets: Int32Array,
-    readonly data: Uint8Array,
+    readonly length: number,
+    private readonly load: () => { offsets: Int32Array; data: Uint8Array },
     readonly sorted: boolean,
-  ) {
-    this.length = offsets.length - 1;
-    this.text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  ) {}
+
+  /** A dictionary over buffers in memory. */
+  static of(offsets: Int32Array, data: Uint8Array, sorted: boolean): Utf8Dict {
+    const d = new Utf8Dict(offsets.length - 1, () => ({ offsets, data }), sorted);
+    void d.b; // in memory already: count its bytes from the start
+    return d;
+  }
+
+  /** True once the buffers are in memory. */
+  get loaded(): boolean {
+    return this.buffers !== undefined;
+  }
+
+  private get b(): { offsets: Int32Array; data: Uint8Array; text: Buffer } {
+    if (!this.buffers) {
+      const { offsets, data } = this.load();
+      if (offsets.length !== this.length + 1) throw new Error(`dictionary: ${offsets.length - 1} offsets, expected ${this.length}`);
+      this.buffers = { offsets, data, text: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    }
+    return this.buffers;
   }
 
   get bytes(): number {
-    return this.offsets.byteLength + this.data.byteLength + (this.all ? this.length * 16 : this.some.size * 48);
+    const held = this.buffers ? this.buffers.offsets.byteLength + this.buffers.data.byteLength : 0;
+    return held + (this.all ? this.length * 16 : this.some.size * 48);
   }
 
   get(code: number): string {
@@ -91,24 +113,26 @@ export class Utf8Dict implements Dict {
 
   private decode(code: number): string {
     this.decoded++;
-    const a = this.offsets[code]!;
-    const b = this.offsets[code + 1]!;
+    const { offsets, data, text } = this.b;
+    const a = offsets[code]!;
+    const b = offsets[code + 1]!;
     if (b - a < 24) {
       // short ASCII strings (identifiers, codes): avoid the decoder call
       let ascii = true;
-      for (let i = a; i < b; i++) if (this.data[i]! > 0x7f) ascii = false;
-      if (ascii) return String.fromCharCode.apply(null, this.data.subarray(a, b) as unknown as number[]);
+      for (let i = a; i < b; i++) if (data[i]! > 0x7f) ascii = false;
+      if (ascii) return String.fromCharCode.apply(null, data.subarray(a, b) as unknown as number[]);
     }
-    return this.text.toString('utf8', a, b);
+    return text.toString('utf8', a, b);
   }
 
   /** Compares entry `code` with UTF-8 `probe` bytewise (UTF-8 byte order is code-point order). */
   compareBytes(code: number, probe: Uint8Array): number {
-    const a = this.offsets[code]!;
-    const len = this.offsets[code + 1]! - a;
+    const { offsets, data } = this.b;
+    const a = offsets[code]!;
+    const len = offsets[code + 1]! - a;
     const n = Math.min(len, probe.length);
     for (let i = 0; i < n; i++) {
-      const d = this.data[a + i]! - probe[i]!;
+      const d = data[a + i]! - probe[i]!;
       if (d !== 0) return d;
     }
     return len - probe.length;

@@ -120,8 +120,9 @@ function fixedLayout(def: ColumnDef): FixedLayout | undefined {
 
 /** A stored column: the rows asked for so far, in one full-size column. */
 export class StoredColumn {
-  /** Bytes in memory (what the column cache counts). */
-  bytes = 0;
+  /** Bytes of the rows read (the dictionary's are added when it is read). */
+  private rowBytes = 0;
+  private dict: Utf8Dict | undefined;
   private readonly coverage = new Coverage();
   private column: Column | undefined;
   private readonly layout: FixedLayout | undefined;
@@ -153,11 +154,12 @@ export class StoredColumn {
         this.column = { type: 'boolean', data: new Uint8Array(shared(n), 0, n) };
         break;
       case 'symbol': {
+        // Read whole when the column is first used (decoded lazily). Not deferred further: a result
+        // holding these codes must stay renderable after a later write removes the folder.
         const offsets = readShared(this.path('.dict.offsets.i32'));
-        const data = readShared(this.path('.dict.utf8'));
-        const dict = new Utf8Dict(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), data, true);
+        const dict = Utf8Dict.of(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
+        this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared(n * 4), 0, n), dict };
-        this.bytes += offsets.byteLength + data.byteLength;
         break;
       }
     }
@@ -165,6 +167,11 @@ export class StoredColumn {
     this.target = new Uint8Array(
       c.type === 'symbol' ? c.codes.buffer : (c as { data: ArrayBufferView }).data.buffer,
     );
+  }
+
+  /** Bytes in memory (what the column cache counts). */
+  get bytes(): number {
+    return this.rowBytes + (this.dict?.bytes ?? 0);
   }
 
   private path(suffix: string): string {
@@ -176,7 +183,7 @@ export class StoredColumn {
     if (!this.layout) {
       if (!this.column) {
         this.column = readWhole(this.dir, this.def, this.rows);
-        this.bytes = wholeBytes(this.column);
+        this.rowBytes = wholeBytes(this.column);
       }
       return this.column;
     }
@@ -194,7 +201,7 @@ export class StoredColumn {
       for (const [a, b] of gaps) {
         this.readRows(fd, a, b, path);
         this.coverage.add(a, b);
-        this.bytes += (b - a) * (this.def.type === 'int' ? 8 : this.layout.width);
+        this.rowBytes += (b - a) * (this.def.type === 'int' ? 8 : this.layout.width);
       }
     } finally {
       closeSync(fd);

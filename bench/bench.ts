@@ -1,73 +1,419 @@
 /**
- * npm run bench: Tickscope's engine and DuckDB on the same data in one run, median of repeated
- * runs after warm-up, with the ratio (ours / DuckDB; below 1 means Tickscope is faster).
+ * npm run bench: Tickscope's engine and DuckDB on the same data, the frozen case list of cases.ts.
  *
- * Both sides produce a materialized columnar result in memory: Tickscope a Table of typed arrays,
- * DuckDB its result chunks (runAndReadAll). Neither serializes to JSON. DuckDB uses all cores;
- * Tickscope's query runs on one.
+ * Warm cases (one process, data loaded on both sides):
+ * - values first: each side's result is read cell by cell and compared (cells.ts); a difference fails
+ *   the case loudly, naming column, row and both values, and the run exits non-zero;
+ * - timed region, symmetric: Tickscope = engine.call (its result is a Table of typed arrays);
+ *   DuckDB = the query to a materialized result plus every column of every chunk read into a JS
+ *   typed array or array (duck-read.ts). Neither side builds per-row objects or JSON;
+ * - runs interleaved (ours, duck, ours, duck, ...), a full GC before each timed run (outside the
+ *   timing), median of --runs after --warmups;
+ * - at each --threads count: DuckDB `SET threads = N`. Tickscope runs queries on one thread until the
+ *   executor lands, so its column at 2 threads is the same single-threaded engine, timed again next
+ *   to DuckDB at 2 threads.
+ * Cold case: fresh processes (cold-ours.ts, cold-duck.ts) minus node's own start-up (cold-empty.ts).
+ * Memory case: a fresh process (memory.ts).
+ * Results also go to <data>/last-run.json.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { Engine } from '../engine/engine.js';
-import { statsCases } from './cases-stats.js';
-import { type BenchCase, tickCases } from './cases-ticks.js';
-import { benchDatabase, duckDbWithTrades } from './data.js';
+import { STORAGE_FORMAT } from '../engine/storage/format.js';
+import type { CaseContext, CaseQuery } from './case-query.js';
+import { ALL_CASE_IDS, type CaseId, caseQueries, WARM_CASES, type WarmCaseId } from './cases.js';
+import { type CellColumn, checkValues, FLOAT_TOLERANCE, tableCells, ValueMismatch } from './cells.js';
+import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE } from './data.js';
+import { duckCells, duckQuery } from './duck-read.js';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-async function time(fn: () => unknown, runs: number): Promise<number> {
-  for (let i = 0; i < 3; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-  }
-  return median(samples);
-}
+const HELP = `npm run bench -- [options]
+  --runs N          timed runs per case and thread count, median reported (default 9; 7 or more for a result)
+  --warmups N       untimed runs before them (default 3)
+  --threads LIST    DuckDB thread counts, each a column (default 1,2)
+  --cases LIST      case ids to run (default: all)
+  --quick           small data: ${QUICK_SCALE.days} day, ${QUICK_SCALE.instruments} instruments, ${QUICK_SCALE.tradesPerDay.toLocaleString('en-US')} trades/day
+  --days N --instruments N --trades-per-day N   another scale (default ${DEFAULT_SCALE.days}, ${DEFAULT_SCALE.instruments}, ${DEFAULT_SCALE.tradesPerDay.toLocaleString('en-US')})
+  --data DIR        where data is kept (default .bench-data)
+cases: ${ALL_CASE_IDS.join(', ')}`;
 
 const { values } = parseArgs({
   options: {
-    days: { type: 'string', default: '5' },
-    instruments: { type: 'string', default: '100' },
-    'trades-per-day': { type: 'string', default: '2000000' },
-    runs: { type: 'string', default: '15' },
+    runs: { type: 'string', default: '9' },
+    warmups: { type: 'string', default: '3' },
+    threads: { type: 'string', default: '1,2' },
+    cases: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    days: { type: 'string' },
+    instruments: { type: 'string' },
+    'trades-per-day': { type: 'string' },
     data: { type: 'string', default: '.bench-data' },
+    help: { type: 'boolean', default: false },
   },
 });
-const scale = { days: Number(values.days), instruments: Number(values.instruments), tradesPerDay: Number(values['trades-per-day']) };
-const runs = Number(values.runs);
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
 
-const data = benchDatabase(join(process.cwd(), values.data!), scale);
-console.log(`data: ${data.trades.toLocaleString()} trades, ${scale.instruments} instruments, ${scale.days} days (${data.dir})`);
-if (data.generatedSeconds !== null) console.log(`  generated by tickscope demo in ${data.generatedSeconds.toFixed(1)} s`);
+const positive = (s: string, what: string): number => {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`bench: ${what} must be a whole number, got ${s}`);
+  return n;
+};
+const base = values.quick ? QUICK_SCALE : DEFAULT_SCALE;
+const scale: DemoScale = {
+  days: values.days ? positive(values.days, '--days') : base.days,
+  instruments: values.instruments ? positive(values.instruments, '--instruments') : base.instruments,
+  tradesPerDay: values['trades-per-day'] ? positive(values['trades-per-day'], '--trades-per-day') : base.tradesPerDay,
+};
+const runs = Math.max(1, positive(values.runs, '--runs'));
+const warmups = positive(values.warmups, '--warmups');
+const threadCounts = values.threads.split(',').map((t) => positive(t.trim(), '--threads'));
+if (threadCounts.some((t) => t < 1)) throw new Error('bench: --threads counts must be 1 or more');
+const selected: CaseId[] = values.cases ? values.cases.split(',').map((s) => s.trim()).filter(Boolean) as CaseId[] : [...ALL_CASE_IDS];
+for (const id of selected) {
+  if (!ALL_CASE_IDS.includes(id)) throw new Error(`bench: unknown case ${id}; cases: ${ALL_CASE_IDS.join(', ')}`);
+}
+const root = join(process.cwd(), values.data);
+
+// A full GC between timed runs (outside the timing), so neither side pays for the other's garbage.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+const geomean = (xs: readonly number[]): number => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+const ms = (x: number): string => x.toFixed(2);
+const mib = (b: number): string => (b / 1048576).toFixed(1);
+
+interface Timing {
+  readonly ours: number;
+  readonly duck: number;
+  readonly ratio: number;
+  /** Informational: DuckDB's query to a materialized result alone, without reading it into JS (median of 3). */
+  duckQueryOnly?: number;
+  readonly oursRuns: number[];
+  readonly duckRuns: number[];
+}
+
+interface WarmResult {
+  readonly id: WarmCaseId;
+  readonly name: string;
+  readonly target: number;
+  rows: number | null;
+  readonly timings: Record<number, Timing>;
+  error: string | null;
+}
+
+/** Interleaved timing: ours, duck, ours, duck, ...; medians of the runs after the warm-ups. */
+async function timeInterleaved(ours: () => unknown, duck: () => Promise<unknown>): Promise<Timing> {
+  const o: number[] = [];
+  const d: number[] = [];
+  for (let i = 0; i < warmups + runs; i++) {
+    gc();
+    let t0 = performance.now();
+    ours();
+    const to = performance.now() - t0;
+    gc();
+    t0 = performance.now();
+    await duck();
+    const td = performance.now() - t0;
+    if (i >= warmups) {
+      o.push(to);
+      d.push(td);
+    }
+  }
+  const ours_ = median(o);
+  const duck_ = median(d);
+  return { ours: ours_, duck: duck_, ratio: ours_ / duck_, oursRuns: o, duckRuns: d };
+}
+
+async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery): Promise<WarmResult> {
+  const info = WARM_CASES.find((c) => c.id === id)!;
+  const res: WarmResult = { id, name: info.name, target: info.target, rows: null, timings: {}, error: null };
+  const ours = () => engine.call(q.op, q.args).table;
+  const theirs = () => duckQuery(duck, q.sql);
+  try {
+    for (const threads of threadCounts) {
+      await duck.run(`SET threads = ${threads}`);
+      // values first (also the first warm-up): checked at every thread count, as DuckDB's plan differs
+      const ourTable = ours();
+      const duckResult = await theirs();
+      const duckCols: CellColumn[] = duckCells(duckResult).map((c, i) => {
+        const map = q.duckCell?.[i];
+        return map ? { ...c, kind: 'time', cell: (r: number) => map(c.cell(r)) } : c;
+      });
+      checkValues(id, tableCells(ourTable), duckCols, q.orderKeys);
+      res.rows = ourTable.length;
+      const t = await timeInterleaved(ours, theirs);
+      const alone: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        gc();
+        const t0 = performance.now();
+        await duck.run(q.sql);
+        alone.push(performance.now() - t0);
+      }
+      t.duckQueryOnly = median(alone);
+      res.timings[threads] = t;
+      console.log(
+        `  ${id} @${threads}t: ${res.rows} rows, values equal; tickscope ${ms(t.ours)} ms, duckdb ${ms(t.duck)} ms (query alone ${ms(t.duckQueryOnly)}, reading it into JS the rest), ratio ${t.ratio.toFixed(2)}`,
+      );
+    }
+  } catch (e) {
+    res.error = e instanceof ValueMismatch ? e.message : `${id}: ${(e as Error).stack ?? String(e)}`;
+    res.error += `\n  tickscope: ${q.op} ${JSON.stringify(q.args)}\n  duckdb: ${q.sql.replace(/\s+/g, ' ')}`;
+    console.error(`\n!!! ${id} FAILED\n${res.error}\n`);
+  }
+  return res;
+}
+
+const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
+
+/** Runs a child node process; its last stdout line is JSON. */
+function child<T>(script: string, arg: unknown, nodeFlags: readonly string[] = []): T {
+  const out = execFileSync(process.execPath, [...nodeFlags, here(script), ...(arg === undefined ? [] : [JSON.stringify(arg)])], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
+  const lines = out.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!) as T;
+}
+
+interface ColdResult {
+  readonly runs: number;
+  readonly nodeStartMs: number;
+  readonly oursMs: number;
+  readonly oursRuns: number[];
+  readonly duck: Record<number, { ms: number; runs: number[]; ratio: number }>;
+  readonly rows: number;
+}
+
+function runCold(data: BenchData, ctx: CaseContext): ColdResult {
+  const oursArg = { db: data.dir, ctx };
+  const duckArg = (threads: number) => ({ file: data.duckFile, threads, ctx });
+  // throwaway runs: page cache warm, binaries loaded
+  child('cold-empty.js', undefined);
+  const first = child<{ rows: number }>('cold-ours.js', oursArg);
+  for (const t of threadCounts) {
+    const r = child<{ rows: number }>('cold-duck.js', duckArg(t));
+    if (r.rows !== first.rows) throw new Error(`cold: Tickscope returned ${first.rows} rows, DuckDB ${r.rows}`);
+  }
+  const empty: number[] = [];
+  const ours: number[] = [];
+  const duck: Record<number, number[]> = Object.fromEntries(threadCounts.map((t) => [t, []]));
+  for (let i = 0; i < runs; i++) {
+    empty.push(child<{ ms: number }>('cold-empty.js', undefined).ms);
+    ours.push(child<{ ms: number }>('cold-ours.js', oursArg).ms);
+    for (const t of threadCounts) duck[t]!.push(child<{ ms: number }>('cold-duck.js', duckArg(t)).ms);
+  }
+  const nodeStartMs = median(empty);
+  const oursMs = median(ours) - nodeStartMs;
+  return {
+    runs,
+    nodeStartMs,
+    oursMs,
+    oursRuns: ours,
+    rows: first.rows,
+    duck: Object.fromEntries(
+      threadCounts.map((t) => {
+        const d = median(duck[t]!) - nodeStartMs;
+        return [t, { ms: d, runs: duck[t]!, ratio: oursMs / d }];
+      }),
+    ),
+  };
+}
+
+interface MemoryChild {
+  rows: number;
+  heldRows: number;
+  rawBytes: number;
+  files: number;
+  excluded: string[];
+  before: NodeJS.MemoryUsage;
+  held: NodeJS.MemoryUsage;
+  repeats: NodeJS.MemoryUsage[];
+}
+
+interface MemoryResult extends MemoryChild {
+  readonly date: string;
+  readonly growth: number;
+  readonly multiple: number;
+  readonly repeatRss: number[];
+  /** Largest deviation of a repeat's RSS from the first measurement, as a fraction. */
+  readonly drift: number;
+}
+
+function runMemory(data: BenchData, date: string): MemoryResult {
+  const r = child<MemoryChild>('memory.js', { db: data.dir, date }, ['--expose-gc']);
+  const growth = r.held.rss - r.before.rss;
+  const repeatRss = r.repeats.map((u) => u.rss);
+  const drift = Math.max(...repeatRss.map((x) => Math.abs(x - r.held.rss) / r.held.rss));
+  return { ...r, date, growth, multiple: growth / r.rawBytes, repeatRss, drift };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const log = (msg: string): void => console.log(msg);
+const data = await benchData(root, scale, log);
+log(`data: ${data.name}: ${data.trades.toLocaleString('en-US')} trades, ${scale.instruments} instruments, ${scale.days} days (${data.dir})`);
+if (data.generatedSeconds !== null) log(`  generated by tickscope demo in ${data.generatedSeconds.toFixed(1)} s`);
+if (data.duckBuiltSeconds !== null) log(`  ${data.name}.duckdb built in ${data.duckBuiltSeconds.toFixed(1)} s`);
 const engine = Engine.open([data.dir]);
 const t0 = performance.now();
-const duck = await duckDbWithTrades(data);
-console.log(`  loaded into DuckDB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const duck = await duckInMemory(data);
+log(`  copied into an in-memory DuckDB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const duckVersion = String((await duckQuery(duck, 'SELECT version()')).columns[0]![0]);
+const duckRows = Number((await duckQuery(duck, 'SELECT count(*)::DOUBLE FROM trade')).columns[0]![0]);
+if (duckRows !== data.trades) throw new Error(`bench: DuckDB holds ${duckRows} trades, Tickscope ${data.trades}; delete ${data.duckFile}`);
 
 const dates = engine.defaultDatabase.partitionKeys('Trade');
-const ids = (await duck.runAndReadAll('SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).getRows().map((r) => String(r[0]));
-const cases: Array<[string, BenchCase[]]> = [
-  ['getTicks', tickCases(engine, duck, ids, dates)],
-  ['getStats', statsCases(engine, duck, ids, dates)],
-];
+const ids = (await duckQuery(duck, 'SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).columns[0] as string[];
+const ctx: CaseContext = { dates, ids };
+const queries = caseQueries(ctx);
+log(`runs: median of ${runs} after ${warmups} warm-ups, interleaved; DuckDB ${duckVersion} at ${threadCounts.join(', ')} thread(s); node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'})`);
+if (runs < 7) log(`  NOTE: fewer than 7 runs: a quick check, not a result`);
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadAtStart = load();
+log(`  load average at start ${loadAtStart} (other work on the machine skews the timings)`);
 
-for (const [op, list] of cases) {
-  console.log('');
-  console.log(`${`${op} case`.padEnd(46)} ${'rows'.padStart(9)} ${'tickscope ms'.padStart(13)} ${'duckdb ms'.padStart(10)} ${'ratio'.padStart(7)} ${'target'.padStart(7)}`);
-  for (const c of list) {
-    const ourRows = c.ours();
-    const duckRows = await c.duck();
-    if (ourRows !== duckRows) throw new Error(`${c.name}: Tickscope returned ${ourRows} rows, DuckDB ${duckRows}`);
-    const ours = await time(c.ours, runs);
-    const theirs = await time(c.duck, runs);
-    const ratio = ours / theirs;
-    console.log(`${c.name.padEnd(46)} ${String(ourRows).padStart(9)} ${ours.toFixed(2).padStart(13)} ${theirs.toFixed(2).padStart(10)} ${ratio.toFixed(2).padStart(7)} ${`<=${c.target}`.padStart(7)}${ratio <= c.target ? '' : '  MISSED'}`);
+const warm: WarmResult[] = [];
+for (const c of WARM_CASES) {
+  if (!selected.includes(c.id)) continue;
+  warm.push(await runWarm(engine, duck, c.id, queries[c.id]));
+}
+
+let cold: ColdResult | null = null;
+let coldError: string | null = null;
+if (selected.includes('cold')) {
+  log('  cold: fresh processes ...');
+  try {
+    cold = runCold(data, ctx);
+  } catch (e) {
+    coldError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! cold FAILED\n${coldError}\n`);
   }
 }
-console.log('\nratio = tickscope / duckdb (median of runs after 3 warm-ups); below 1: Tickscope faster.');
-console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
+let memory: MemoryResult | null = null;
+let memoryError: string | null = null;
+if (selected.includes('memory')) {
+  log('  memory: fresh process ...');
+  try {
+    memory = runMemory(data, dates[0]!);
+  } catch (e) {
+    memoryError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! memory FAILED\n${memoryError}\n`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The final table.
+
+const W = 46;
+const col = (s: string, w: number): string => s.padStart(w);
+const header = [
+  'case'.padEnd(W),
+  col('rows', 9),
+  ...threadCounts.flatMap((t) => [col(`tickscope@${t}t${t > 1 ? '*' : ''}`, 13), col(`duckdb@${t}t`, 10), col(`ratio@${t}t`, 9)]),
+  col('target', 7),
+].join(' ');
+console.log('');
+console.log(`Tickscope vs DuckDB: ${data.name}, ms (median of ${runs}); ratio = tickscope / duckdb, below 1: Tickscope faster`);
+console.log(header);
+console.log('-'.repeat(header.length));
+for (const r of warm) {
+  const cells = threadCounts.flatMap((t) => {
+    const x = r.timings[t];
+    return x ? [col(ms(x.ours), 13), col(ms(x.duck), 10), col(x.ratio.toFixed(2), 9)] : [col('-', 13), col('-', 10), col('-', 9)];
+  });
+  const missed = threadCounts.filter((t) => r.timings[t] && r.timings[t].ratio > r.target);
+  const mark = r.error ? '  FAILED: values differ or error (above)' : missed.length ? `  MISSED${threadCounts.length > 1 ? ` @${missed.map((t) => `${t}t`).join(',')}` : ''}` : '';
+  console.log([r.name.padEnd(W), col(r.rows === null ? '-' : String(r.rows), 9), ...cells, col(`<=${r.target}`, 7)].join(' ') + mark);
+}
+const complete = WARM_CASES.every((c) => warm.some((r) => r.id === c.id));
+const geomeans: Record<number, number | null> = {};
+if (warm.length > 0) {
+  const line = threadCounts.map((t) => {
+    const ratios = warm.map((r) => r.timings[t]?.ratio).filter((x): x is number => x !== undefined);
+    const g = ratios.length === warm.length ? geomean(ratios) : null;
+    geomeans[t] = g;
+    return `@${t}t ${g === null ? '-' : g.toFixed(2)}${g !== null && g > 0.5 ? ' MISSED' : ''}`;
+  });
+  console.log(`${'geomean of ratios'.padEnd(W)} ${line.join('   ')}   target <= 0.5${complete ? '' : '   (subset of the frozen list: not comparable)'}`);
+}
+if (cold) {
+  console.log('');
+  console.log(`cold: fresh process, open + ticks-1i-1h (${cold.rows} rows), ms beyond node start-up (${ms(cold.nodeStartMs)} ms), median of ${cold.runs}:`);
+  const duckBest = Math.min(...threadCounts.map((t) => cold!.duck[t]!.ms));
+  const missed = cold.oursMs > 50 || cold.oursMs > duckBest;
+  console.log(`  tickscope      ${col(ms(cold.oursMs), 8)} ms   target <= 50 ms and <= duckdb cold (best thread count)${missed ? '  MISSED' : ''}`);
+  for (const t of threadCounts) {
+    const d = cold.duck[t]!;
+    console.log(`  duckdb @${t}t     ${col(ms(d.ms), 8)} ms   ratio ${d.ratio.toFixed(2)} (import @duckdb/node-api + open .duckdb file + query)`);
+  }
+} else if (coldError) console.log(`\ncold: FAILED (above)`);
+if (memory) {
+  const m = memory;
+  console.log('');
+  console.log(`memory: fresh process, getTicks Trade ${m.date}, all instruments, all columns (${m.rows} rows):`);
+  console.log(`  raw column bytes on disk ${mib(m.rawBytes)} MiB (${m.files} column files of the partition; not counted: ${m.excluded.join(', ') || 'nothing'})`);
+  console.log(`  RSS growth holding the result ${mib(m.growth)} MiB = ${m.multiple.toFixed(2)}x raw   target <= 1.5x${m.multiple > 1.5 ? '  MISSED' : ''}`);
+  console.log(`    (before ${mib(m.before.rss)} MiB, holding ${mib(m.held.rss)} MiB; of which heap ${mib(m.held.heapUsed)}, array buffers ${mib(m.held.arrayBuffers)})`);
+  console.log(`  RSS after each of 10 repeats (MiB): ${m.repeatRss.map(mib).join(' ')}`);
+  const lo = Math.min(...m.repeatRss);
+  const hi = Math.max(...m.repeatRss);
+  console.log(
+    `    largest change from holding the first result ${(m.drift * 100).toFixed(1)}% (repeats among themselves ${(((hi - lo) / lo) * 100).toFixed(1)}%)   target flat within ±10%${m.drift > 0.1 ? '  MISSED' : ''}`,
+  );
+} else if (memoryError) console.log(`\nmemory: FAILED (above)`);
+console.log('');
+if (threadCounts.some((t) => t > 1)) {
+  console.log('* tickscope runs queries on one thread until the executor lands: its column at more than one thread is');
+  console.log('  the same single-threaded engine, timed again next to DuckDB at that thread count.');
+}
+console.log(
+  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call vs DuckDB query + every column read into JS arrays.`,
+);
+
+const failed = warm.filter((r) => r.error).map((r) => r.id as string);
+if (coldError) failed.push('cold');
+if (memoryError) failed.push('memory');
+const report = {
+  when: new Date().toISOString(),
+  dataset: data.name,
+  storageFormat: STORAGE_FORMAT,
+  scale,
+  trades: data.trades,
+  runs,
+  warmups,
+  threads: threadCounts,
+  node: process.version,
+  duckdb: duckVersion,
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model ?? null,
+  loadAverage: { start: loadAtStart, end: load() },
+  floatTolerance: FLOAT_TOLERANCE,
+  completeList: complete,
+  warm,
+  geomean: geomeans,
+  geomeanTarget: 0.5,
+  cold,
+  memory,
+  failed,
+};
+writeFileSync(join(root, 'last-run.json'), `${JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
+console.log(`load average at start ${loadAtStart}, at end ${report.loadAverage.end} (${availableParallelism()} cores); results: ${join(root, 'last-run.json')}`);
+if (failed.length > 0) {
+  console.error(`\nFAILED: ${failed.join(', ')}`);
+  process.exitCode = 1;
+}
+duck.closeSync();

@@ -1,61 +1,49 @@
 /**
- * getTicks cases of npm run bench, each with the DuckDB query that returns the same rows (row counts
- * are checked before timing).
+ * getTicks cases of npm run bench, each with the DuckDB query returning the same rows in the same
+ * order (eventTimestamp, then instrumentID; trades of one instrument at one timestamp in stored
+ * order). DuckDB's `SELECT * EXCLUDE (seq)` leaves out the stored-order column (see data.ts).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Engine } from '../engine/engine.js';
+import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
+import type { WarmCaseId } from './cases.js';
 
-export interface BenchCase {
-  readonly name: string;
-  readonly ours: () => number;
-  readonly duck: () => Promise<number>;
-  /** Target ratio (ours / DuckDB) from the issue. */
-  readonly target: number;
-}
+type TickCaseId = Extract<WarmCaseId, `ticks-${string}`>;
 
-const rowsOf = async (duck: DuckDBConnection, sql: string): Promise<number> => (await duck.runAndReadAll(sql)).currentRowCount;
+/** Result order: eventTimestamp (column 0), instrumentID (column 1). */
+const BY_TIME_AND_ID = [0, 1];
 
-/** The getTicks cases over the first date of the data. */
-export function tickCases(engine: Engine, duck: DuckDBConnection, ids: readonly string[], dates: readonly string[]): BenchCase[] {
-  const first = dates[0]!;
-  const last = dates[dates.length - 1]!;
-  const kdb = (iso: string): string => iso.replace(/-/g, '.');
-  const next = (iso: string): string => new Date(Date.parse(`${iso}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const one = ids[0]!;
-  const ten = ids.slice(0, 10);
+export function tickQueries(ctx: CaseContext): Record<TickCaseId, CaseQuery> {
+  const first = ctx.dates[0]!;
+  const last = ctx.dates[ctx.dates.length - 1]!;
+  const one = ctx.ids[0]!;
+  const ten = ctx.ids.slice(0, 10);
   const inList = ten.map((i) => `'${i}'`).join(',');
-  const call = (args: Record<string, unknown>) => (): number => engine.call('.fsi.getTicks', { table: 'Trade', ...args }).table.length;
-  return [
-    {
-      name: `1 instrument, 1 hour`,
-      target: 0.5,
-      ours: call({ idList: [one], startTS: `${kdb(first)}D15:00`, endTS: `${kdb(first)}D16:00` }),
-      duck: () =>
-        rowsOf(duck, `SELECT * FROM trade WHERE instrumentID = '${one}' AND eventTimestamp >= TIMESTAMP_NS '${first} 15:00:00' AND eventTimestamp < TIMESTAMP_NS '${first} 16:00:00' ORDER BY eventTimestamp, instrumentID`),
+  const op = '.fsi.getTicks';
+  return {
+    'ticks-1i-1h': {
+      op,
+      args: { table: 'Trade', idList: [one], startTS: `${kdbDate(first)}D15:00`, endTS: `${kdbDate(first)}D16:00` },
+      sql: `SELECT * EXCLUDE (seq) FROM trade WHERE instrumentID = '${one}' AND eventTimestamp >= TIMESTAMP_NS '${first} 15:00:00' AND eventTimestamp < TIMESTAMP_NS '${first} 16:00:00' ORDER BY eventTimestamp, instrumentID`,
+      orderKeys: BY_TIME_AND_ID,
     },
-    {
-      name: `10 instruments, 1 day, filter volume>=500`,
-      target: 1,
-      ours: call({ idList: ten, startTS: kdb(first), endTS: kdb(next(first)), filter: [['>=', 'volume', '500']] }),
-      duck: () =>
-        rowsOf(duck, `SELECT * FROM trade WHERE instrumentID IN (${inList}) AND eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${next(first)}' AND volume >= 500 ORDER BY eventTimestamp, instrumentID`),
+    'ticks-10i-1d-vol500': {
+      op,
+      args: { table: 'Trade', idList: ten, startTS: kdbDate(first), endTS: kdbDate(nextDate(first)), filter: [['>=', 'volume', '500']] },
+      sql: `SELECT * EXCLUDE (seq) FROM trade WHERE instrumentID IN (${inList}) AND eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${nextDate(first)}' AND volume >= 500 ORDER BY eventTimestamp, instrumentID`,
+      orderKeys: BY_TIME_AND_ID,
     },
-    {
-      name: `slice 14:30-15:00, ${dates.length} days, all`,
-      target: 1,
-      ours: call({ startTS: kdb(first), endTS: kdb(next(last)), temporality: 'slice', slice: ['14:30', '15:00'] }),
-      duck: () =>
-        rowsOf(duck, `SELECT * FROM trade WHERE eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${next(last)}' AND CAST(eventTimestamp AS TIME) >= TIME '14:30:00' AND CAST(eventTimestamp AS TIME) < TIME '15:00:00' ORDER BY eventTimestamp, instrumentID`),
+    'ticks-slice-alldays': {
+      op,
+      args: { table: 'Trade', startTS: kdbDate(first), endTS: kdbDate(nextDate(last)), temporality: 'slice', slice: ['14:30', '15:00'] },
+      sql: `SELECT * EXCLUDE (seq) FROM trade WHERE eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${nextDate(last)}' AND CAST(eventTimestamp AS TIME) >= TIME '14:30:00' AND CAST(eventTimestamp AS TIME) < TIME '15:00:00' ORDER BY eventTimestamp, instrumentID`,
+      orderKeys: BY_TIME_AND_ID,
     },
-    {
-      name: `forward fill, 1 day, all, 4 columns`,
-      target: 1,
-      ours: call({ startTS: kdb(first), endTS: kdb(next(first)), fill: 'forward', columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'] }),
-      duck: () =>
-        rowsOf(
-          duck,
-          `SELECT eventTimestamp, instrumentID, last_value(price IGNORE NULLS) OVER w AS price, last_value(volume IGNORE NULLS) OVER w AS volume, last_value(conditions IGNORE NULLS) OVER w AS conditions, last_value(exchTime IGNORE NULLS) OVER w AS exchTime FROM trade WHERE eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${next(first)}' WINDOW w AS (PARTITION BY instrumentID ORDER BY eventTimestamp ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ORDER BY eventTimestamp, instrumentID`,
-        ),
+    // The fill runs in stored order (ORDER BY seq: time, then stored order for equal timestamps), so
+    // a null after a same-timestamp trade takes that trade's value, as in Tickscope.
+    'ticks-ffill-1d': {
+      op,
+      args: { table: 'Trade', startTS: kdbDate(first), endTS: kdbDate(nextDate(first)), fill: 'forward', columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'] },
+      sql: `SELECT eventTimestamp, instrumentID, last_value(price IGNORE NULLS) OVER w AS price, last_value(volume IGNORE NULLS) OVER w AS volume, last_value(conditions IGNORE NULLS) OVER w AS conditions, last_value(exchTime IGNORE NULLS) OVER w AS exchTime FROM trade WHERE eventTimestamp >= TIMESTAMP_NS '${first}' AND eventTimestamp < TIMESTAMP_NS '${nextDate(first)}' WINDOW w AS (PARTITION BY instrumentID ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ORDER BY eventTimestamp, instrumentID`,
+      orderKeys: BY_TIME_AND_ID,
     },
-  ];
+  };
 }

@@ -1,19 +1,22 @@
 /**
- * Bench data: a demo database generated once into .bench-data/ (reused while its parameters match),
- * and the same rows loaded into an in-memory DuckDB for the side-by-side timings.
+ * Bench data, all under .bench-data/ and keyed by the storage format (a format change regenerates it):
+ *
+ *   demo-v<F>-<days>d-<instruments>i-<trades>t/          the Tickscope demo database
+ *   demo-v<F>-<days>d-<instruments>i-<trades>t.duckdb    the same Trade rows in a DuckDB file
+ *
+ * The DuckDB file is derived from the database (through a temporary CSV in storage order) and holds
+ * table `trade` sorted by instrumentID, eventTimestamp, plus a column `seq`: the row's position in
+ * Tickscope's storage order. Tickscope keeps trades with equal timestamps in stored order (first,
+ * last, forward fill depend on it); DuckDB has no row order of its own, so its queries use `seq` where
+ * that order decides a value. The cold case opens the file; the warm cases copy it into memory.
  */
-import { createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { generateDemo } from '../engine/demo/generate.js';
 import { Database } from '../engine/storage/database.js';
-import { textCells } from '../engine/gateway/render.js';
-
-export interface BenchData {
-  readonly dir: string;
-  readonly trades: number;
-  readonly generatedSeconds: number | null;
-}
+import { STORAGE_FORMAT } from '../engine/storage/format.js';
+import { tickscopeCells } from './cells.js';
 
 export interface DemoScale {
   readonly days: number;
@@ -21,40 +24,86 @@ export interface DemoScale {
   readonly tradesPerDay: number;
 }
 
-/** The demo database for a scale, generated on first use. */
-export function benchDatabase(root: string, scale: DemoScale): BenchData {
-  const dir = join(root, `demo-${scale.days}d-${scale.instruments}i-${scale.tradesPerDay}t`);
+export interface BenchData {
+  readonly name: string;
+  readonly dir: string;
+  readonly duckFile: string;
+  readonly trades: number;
+  readonly generatedSeconds: number | null;
+  readonly duckBuiltSeconds: number | null;
+}
+
+export const DEFAULT_SCALE: DemoScale = { days: 5, instruments: 100, tradesPerDay: 2_000_000 };
+export const QUICK_SCALE: DemoScale = { days: 1, instruments: 20, tradesPerDay: 200_000 };
+
+/** The dataset's name: the storage format and the demo's parameters. */
+export function datasetName(scale: DemoScale): string {
+  return `demo-v${STORAGE_FORMAT}-${scale.days}d-${scale.instruments}i-${scale.tradesPerDay}t`;
+}
+
+/** The demo database and its DuckDB copy for a scale, each made on first use. */
+export async function benchData(root: string, scale: DemoScale, log: (msg: string) => void): Promise<BenchData> {
+  const name = datasetName(scale);
+  const dir = join(root, name);
+  const duckFile = join(root, `${name}.duckdb`);
   let generatedSeconds: number | null = null;
-  if (!existsSync(join(dir, 'manifest.json'))) {
+  if (!existsSync(join(dir, 'schema.json'))) {
+    log(`generating ${name} (tickscope demo) ...`);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(duckFile, { force: true });
     mkdirSync(root, { recursive: true });
     const t0 = performance.now();
     generateDemo(dir, { ...scale, seed: 1 });
     generatedSeconds = (performance.now() - t0) / 1000;
   }
-  return { dir, trades: Database.open(dir).rowCount('Trade'), generatedSeconds };
+  let duckBuiltSeconds: number | null = null;
+  if (!existsSync(duckFile)) {
+    log(`building ${name}.duckdb from the database ...`);
+    const t0 = performance.now();
+    await buildDuckFile(dir, duckFile);
+    duckBuiltSeconds = (performance.now() - t0) / 1000;
+  }
+  return { name, dir, duckFile, trades: Database.open(dir).rowCount('Trade'), generatedSeconds, duckBuiltSeconds };
 }
 
-/** Writes a table of our database as CSV with timestamps as integer nanoseconds (exact for DuckDB). */
-async function exportForDuckDb(db: Database, table: string, path: string): Promise<string[]> {
-  const t = db.table(table);
+const DUCK_TYPES: Record<string, string> = {
+  timestamp: 'BIGINT',
+  timespan: 'BIGINT',
+  symbol: 'VARCHAR',
+  string: 'VARCHAR',
+  float: 'DOUBLE',
+  long: 'BIGINT',
+  int: 'INTEGER',
+  boolean: 'BOOLEAN',
+  date: 'INTEGER',
+};
+
+const csvText = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+
+/**
+ * Writes Trade as CSV in storage order (partitions by date, rows as stored) with `seq` first.
+ * Values are read through the bench's own cell accessors (exact: timestamps as integer nanoseconds,
+ * floats as shortest round-trip decimals, nulls as empty fields).
+ */
+async function exportTrades(db: Database, path: string): Promise<Array<{ name: string; type: string }>> {
+  const cols = db.table('Trade').columns.filter((c) => DUCK_TYPES[c.type] !== undefined).map((c) => ({ name: c.name, type: c.type as string }));
   const out = createWriteStream(path);
-  const names = t.columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name);
-  out.write(`${names.join(',')}\n`);
-  for (const key of db.partitionKeys(table)) {
-    const p = db.partition(table, key)!;
-    const cells = names.map((n) => {
-      const c = p.column(n);
-      if (c.type === 'timestamp') return (i: number) => (c.data[i] === -9223372036854775808n ? '' : String(c.data[i]));
-      const text = textCells(c, 'UTC');
-      return (i: number) => {
-        const s = text(i);
-        return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  out.write(`seq,${cols.map((c) => c.name).join(',')}\n`);
+  let seq = 0;
+  for (const key of db.partitionKeys('Trade')) {
+    const p = db.partition('Trade', key)!;
+    const cells = cols.map((c) => {
+      const cc = tickscopeCells(c.name, p.column(c.name), p.rows);
+      return (i: number): string => {
+        const v = cc.cell(i);
+        return v === null ? '' : typeof v === 'string' ? csvText(v) : String(v);
       };
     });
     let buf = '';
     for (let i = 0; i < p.rows; i++) {
-      buf += `${cells.map((f) => f(i)).join(',')}\n`;
+      buf += String(seq++);
+      for (const f of cells) buf += `,${f(i)}`;
+      buf += '\n';
       if (buf.length > 1 << 20) {
         if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
         buf = '';
@@ -63,37 +112,41 @@ async function exportForDuckDb(db: Database, table: string, path: string): Promi
     out.write(buf);
   }
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  return names;
+  return cols;
 }
 
-const DUCK_TYPES: Record<string, string> = {
-  timestamp: 'BIGINT',
-  symbol: 'VARCHAR',
-  string: 'VARCHAR',
-  float: 'DOUBLE',
-  long: 'BIGINT',
-  int: 'INTEGER',
-  boolean: 'BOOLEAN',
-  date: 'DATE',
-  timespan: 'BIGINT',
-};
+/** Builds the DuckDB file (via a temporary, renamed into place when complete). */
+async function buildDuckFile(dir: string, duckFile: string): Promise<void> {
+  const db = Database.open(dir);
+  const csv = `${duckFile}.csv.tmp`;
+  const tmp = `${duckFile}.tmp`;
+  rmSync(tmp, { force: true });
+  rmSync(`${tmp}.wal`, { force: true });
+  try {
+    const cols = await exportTrades(db, csv);
+    const types = [`'seq': 'BIGINT'`, ...cols.map((c) => `'${c.name}': '${DUCK_TYPES[c.type]}'`)].join(', ');
+    const select = cols.map((c) => (c.type === 'timestamp' ? `make_timestamp_ns(${c.name}) AS ${c.name}` : c.name)).join(', ');
+    const instance = await DuckDBInstance.create(tmp);
+    const conn = await instance.connect();
+    await conn.run(
+      `CREATE TABLE trade AS SELECT ${select}, seq FROM read_csv('${csv}', header=true, columns={${types}}) ORDER BY instrumentID, eventTimestamp, seq`,
+    );
+    await conn.run('CHECKPOINT');
+    conn.closeSync();
+    instance.closeSync();
+    renameSync(tmp, duckFile);
+  } finally {
+    rmSync(csv, { force: true });
+    rmSync(`${tmp}.wal`, { force: true });
+  }
+}
 
-/** An in-memory DuckDB holding the same Trade rows, sorted by instrument then time. */
-export async function duckDbWithTrades(data: BenchData): Promise<DuckDBConnection> {
-  const db = Database.open(data.dir);
-  const csvPath = join(data.dir, '..', `${data.dir.split('/').pop()}-trade.csv`);
-  const names = existsSync(csvPath)
-    ? db.table('Trade').columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name)
-    : await exportForDuckDb(db, 'Trade', csvPath);
-  const t = db.table('Trade');
-  const types = names.map((n) => `'${n}': '${DUCK_TYPES[t.columns.find((c) => c.name === n)!.type]}'`).join(', ');
-  const select = names
-    .map((n) => (t.columns.find((c) => c.name === n)!.type === 'timestamp' ? `make_timestamp_ns(${n}) AS ${n}` : n))
-    .join(', ');
+/** An in-memory DuckDB holding a copy of the file's `trade` table (same row order). */
+export async function duckInMemory(data: BenchData): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
-  await conn.run(
-    `CREATE TABLE trade AS SELECT ${select} FROM read_csv('${csvPath}', header=true, columns={${types}}) ORDER BY instrumentID, eventTimestamp`,
-  );
+  await conn.run(`ATTACH '${data.duckFile}' AS f (READ_ONLY)`);
+  await conn.run('CREATE TABLE trade AS SELECT * FROM f.trade');
+  await conn.run('DETACH f');
   return conn;
 }

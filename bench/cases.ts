@@ -1,0 +1,104 @@
+/**
+ * The frozen case list of npm run bench. Case ids, names and targets change only together with the
+ * "Benchmarks" section of README.md; `--cases` picks a subset by id.
+ */
+import type { CaseContext, CaseQuery } from './case-query.js';
+import { statsQueries } from './cases-stats.js';
+import { tickQueries } from './cases-ticks.js';
+
+export interface CaseInfo {
+  readonly id: string;
+  readonly op: 'getTicks' | 'getStats';
+  readonly name: string;
+  /** What it queries, for the README and --help. */
+  readonly queries: string;
+  /** Target ratio (Tickscope ms / DuckDB ms), from the issues. */
+  readonly target: number;
+}
+
+/** The warm cases, in the order they run and print. */
+export const WARM_CASES = [
+  {
+    id: 'ticks-1i-1h',
+    op: 'getTicks',
+    name: '1 instrument, 1 hour',
+    queries: 'Trade, all columns, the first instrument, first date 15:00-16:00',
+    target: 0.5,
+  },
+  {
+    id: 'ticks-10i-1d-vol500',
+    op: 'getTicks',
+    name: '10 instruments, 1 day, filter volume>=500',
+    queries: 'Trade, all columns, the first 10 instruments, first date, volume >= 500',
+    target: 1,
+  },
+  {
+    id: 'ticks-slice-alldays',
+    op: 'getTicks',
+    name: 'slice 14:30-15:00, all days, all',
+    queries: 'Trade, all columns, all instruments, every date, only 14:30-15:00 of each day',
+    target: 1,
+  },
+  {
+    id: 'ticks-ffill-1d',
+    op: 'getTicks',
+    name: 'forward fill, 1 day, all, 4 columns',
+    queries: 'Trade, instrumentID price volume conditions exchTime, all instruments, first date, nulls filled forward per instrument',
+    target: 1,
+  },
+  {
+    id: 'stats-1min-5agg-1d',
+    op: 'getStats',
+    name: '1-min buckets, 5 aggregates, all, 1 day',
+    queries: 'Trade, first date, per instrument and minute: first, max, min, last price and summed volume',
+    target: 1,
+  },
+  {
+    id: 'stats-vwap-alldays',
+    op: 'getStats',
+    name: 'VWAP by instrument, all days',
+    queries: 'Trade, every date, one VWAP per instrument',
+    target: 1,
+  },
+  {
+    id: 'stats-mw30-1min-1d',
+    op: 'getStats',
+    name: '30-min moving window, 1-min buckets, 1 day',
+    queries: 'Trade, first date, per instrument and minute: summed volume and average price over the 30 minutes before',
+    target: 1,
+  },
+  {
+    id: 'stats-racked-ffill-1s',
+    op: 'getStats',
+    name: 'racked forward fill, 1-s buckets, 10 ids, 1 h',
+    queries: 'Trade, first 10 instruments, first date 15:00-16:00, every second x instrument: last price (filled forward) and summed volume',
+    target: 1,
+  },
+] as const satisfies readonly CaseInfo[];
+
+export type WarmCaseId = (typeof WARM_CASES)[number]['id'];
+
+/** The cold and memory cases (each runs in child processes). */
+export const OTHER_CASES = [
+  {
+    id: 'cold',
+    name: 'cold: open + 1 instrument, 1 hour',
+    queries: 'a fresh process opens the database and runs ticks-1i-1h; ms beyond node start-up; DuckDB opens its .duckdb file',
+    target: '<= 50 ms and <= DuckDB cold',
+  },
+  {
+    id: 'memory',
+    name: 'memory: full day, all columns',
+    queries: 'a fresh process holds getTicks of Trade, first date, all instruments, all columns; RSS growth / column bytes on disk, then 10 repeats',
+    target: '<= 1.5x raw bytes, flat within ±10%',
+  },
+] as const;
+
+export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'];
+
+export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id)];
+
+/** Every warm case's queries for this data. */
+export function caseQueries(ctx: CaseContext): Record<WarmCaseId, CaseQuery> {
+  return { ...tickQueries(ctx), ...statsQueries(ctx) };
+}

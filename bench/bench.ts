@@ -25,13 +25,14 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import type { CaseContext, CaseQuery } from './case-query.js';
 import { ALL_CASE_IDS, type CaseId, caseQueries, WARM_CASES, type WarmCaseId } from './cases.js';
 import { type CellColumn, checkValues, FLOAT_TOLERANCE, tableCells, ValueMismatch } from './cells.js';
 import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE } from './data.js';
-import { duckCells, duckQuery } from './duck-read.js';
+import { type DuckColumns, duckCells, duckQuery } from './duck-read.js';
 
 const HELP = `npm run bench -- [options]
   --runs N          timed runs per case and thread count, median reported (default 9; 7 or more for a result)
@@ -62,9 +63,13 @@ if (values.help) {
   process.exit(0);
 }
 
+const usage = (msg: string): never => {
+  console.error(`bench: ${msg}\n\n${HELP}`);
+  process.exit(2);
+};
 const positive = (s: string, what: string): number => {
   const n = Number(s);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`bench: ${what} must be a whole number, got ${s}`);
+  if (!Number.isInteger(n) || n < 0) usage(`${what} must be a whole number, got ${s}`);
   return n;
 };
 const base = values.quick ? QUICK_SCALE : DEFAULT_SCALE;
@@ -76,10 +81,10 @@ const scale: DemoScale = {
 const runs = Math.max(1, positive(values.runs, '--runs'));
 const warmups = positive(values.warmups, '--warmups');
 const threadCounts = values.threads.split(',').map((t) => positive(t.trim(), '--threads'));
-if (threadCounts.some((t) => t < 1)) throw new Error('bench: --threads counts must be 1 or more');
+if (threadCounts.some((t) => t < 1)) usage('--threads counts must be 1 or more');
 const selected: CaseId[] = values.cases ? values.cases.split(',').map((s) => s.trim()).filter(Boolean) as CaseId[] : [...ALL_CASE_IDS];
 for (const id of selected) {
-  if (!ALL_CASE_IDS.includes(id)) throw new Error(`bench: unknown case ${id}; cases: ${ALL_CASE_IDS.join(', ')}`);
+  if (!ALL_CASE_IDS.includes(id)) usage(`unknown case ${id}`);
 }
 const root = join(process.cwd(), values.data);
 
@@ -138,6 +143,16 @@ async function timeInterleaved(ours: () => unknown, duck: () => Promise<unknown>
   return { ours: ours_, duck: duck_, ratio: ours_ / duck_, oursRuns: o, duckRuns: d };
 }
 
+/** The value check of one case; returns the row count. */
+function checkCase(id: WarmCaseId, q: CaseQuery, ours: Table, duckResult: DuckColumns): number {
+  const duckCols: CellColumn[] = duckCells(duckResult).map((c, i) => {
+    const map = q.duckCell?.[i];
+    return map ? { ...c, kind: 'time', cell: (r: number) => map(c.cell(r)) } : c;
+  });
+  checkValues(id, tableCells(ours), duckCols, q.orderKeys);
+  return ours.length;
+}
+
 async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery): Promise<WarmResult> {
   const info = WARM_CASES.find((c) => c.id === id)!;
   const res: WarmResult = { id, name: info.name, target: info.target, rows: null, timings: {}, error: null };
@@ -147,14 +162,7 @@ async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q
     for (const threads of threadCounts) {
       await duck.run(`SET threads = ${threads}`);
       // values first (also the first warm-up): checked at every thread count, as DuckDB's plan differs
-      const ourTable = ours();
-      const duckResult = await theirs();
-      const duckCols: CellColumn[] = duckCells(duckResult).map((c, i) => {
-        const map = q.duckCell?.[i];
-        return map ? { ...c, kind: 'time', cell: (r: number) => map(c.cell(r)) } : c;
-      });
-      checkValues(id, tableCells(ourTable), duckCols, q.orderKeys);
-      res.rows = ourTable.length;
+      res.rows = checkCase(id, q, ours(), await theirs());
       const t = await timeInterleaved(ours, theirs);
       const alone: number[] = [];
       for (let i = 0; i < 3; i++) {

@@ -120,6 +120,7 @@ export function gather(c: Column, idx: Int32Array): Column {
     case 'symbol': {
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) out[i] = c.codes[idx[i]!]!;
+      c.dict.prefetch?.(out);
       return { type: 'symbol', codes: out, dict: c.dict };
     }
     case 'string': {
@@ -216,20 +217,35 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       for (const { column, rows } of parts) {
         const c = column as SymbolColumn;
         if (c.dict.length <= rows.length) {
+          c.dict.prefetch?.();
           for (let i = 0; i < rows.length; i++) codes[o++] = c.codes[rows[i]!]! + base;
           dicts.push(c.dict);
           base += c.dict.length;
         } else {
-          const remap = new Int32Array(c.dict.length).fill(-1);
           const picks: number[] = [];
-          for (let i = 0; i < rows.length; i++) {
-            const code = c.codes[rows[i]!]!;
-            let m = remap[code]!;
-            if (m < 0) {
-              m = remap[code] = picks.length;
-              picks.push(code);
+          if (c.dict.length > 8 * rows.length) {
+            // a few rows of a huge dictionary (a narrow query's execution IDs): a map, not a table of it
+            const remap = new Map<number, number>();
+            for (let i = 0; i < rows.length; i++) {
+              const code = c.codes[rows[i]!]!;
+              let m = remap.get(code);
+              if (m === undefined) {
+                remap.set(code, (m = picks.length));
+                picks.push(code);
+              }
+              codes[o++] = m + base;
             }
-            codes[o++] = m + base;
+          } else {
+            const remap = new Int32Array(c.dict.length).fill(-1);
+            for (let i = 0; i < rows.length; i++) {
+              const code = c.codes[rows[i]!]!;
+              let m = remap[code]!;
+              if (m < 0) {
+                m = remap[code] = picks.length;
+                picks.push(code);
+              }
+              codes[o++] = m + base;
+            }
           }
           dicts.push(new PickDict(c.dict, Int32Array.from(picks)));
           base += picks.length;
@@ -248,8 +264,11 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
 /** Rows from..to-1 of `c`: a view sharing its buffers where the type allows, else a copy. */
 export function sliceColumn(c: Column, from: number, to: number): Column {
   switch (c.type) {
-    case 'symbol':
-      return { type: 'symbol', codes: c.codes.subarray(from, to), dict: c.dict };
+    case 'symbol': {
+      const codes = c.codes.subarray(from, to);
+      c.dict.prefetch?.(codes);
+      return { type: 'symbol', codes, dict: c.dict };
+    }
     case 'string':
       return { type: 'string', values: c.values.slice(from, to) };
     case 'float[]':

@@ -14,6 +14,12 @@ export interface Dict {
   readonly sorted: boolean;
   /** Bytes held (for cache accounting). */
   readonly bytes: number;
+  /**
+   * Brings the entries of these codes (undefined: all) into memory, for a dictionary read from disk
+   * in parts: a query calls it for the codes its result keeps, so the result stays renderable after
+   * the query (even once a later write has removed the files).
+   */
+  prefetch?(codes?: Int32Array): void;
 }
 
 /** A dictionary over an array of strings. */
@@ -211,7 +217,9 @@ export class PickDict implements Dict {
   constructor(
     private readonly base: Dict,
     private readonly picks: Int32Array,
-  ) {}
+  ) {
+    base.prefetch?.(picks);
+  }
 
   get length(): number {
     return this.picks.length;

@@ -75,7 +75,7 @@ export class Partition implements RowSource {
   private stored(name: string): StoredColumn {
     const def = this.meta.columns.find((c) => c.name === name);
     if (!def) throw new TickscopeError('badDatabase', `${this.dir}: no column ${name}`);
-    return this.cache.get(`${this.dir}\0${name}`, () => new StoredColumn(this.dir, def, this.rows));
+    return this.cache.get(`${this.dir}\0${name}`, () => new StoredColumn(this.dir, def, this.rows, this.meta.rowOrderDicts?.includes(name) ?? false));
   }
 }
 

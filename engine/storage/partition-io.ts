@@ -8,8 +8,10 @@
  *   boolean                     <col>.u8         0 / 1
  *   symbol                      <col>.i32        dictionary codes
  *                               <col>.dict.offsets.i32 + <col>.dict.utf8   the dictionary: UTF-8
- *                                                strings, ascending, each once (so a lookup is a
- *                                                binary search and nothing is parsed on open)
+ *                                                strings, each once, ascending (so a lookup is a
+ *                                                binary search and nothing is parsed on open), or
+ *                                                for nearly unique values (rowOrderDicts) in order
+ *                                                of first use, so a narrow query reads a small part
  *   string                      <col>.offsets.i32 + <col>.utf8
  *   float[] / long[]            <col>.offsets.i32 + <col>.f64 / <col>.i64
  *
@@ -38,6 +40,8 @@ export interface PartitionMeta {
   readonly idRanges?: Readonly<Record<string, readonly [number, number]>>;
   /** True when `_order.i32` holds the time order of the rows. */
   readonly timeOrder?: boolean;
+  /** Symbol columns whose dictionary is in first-use order (nearly unique values), not sorted. */
+  readonly rowOrderDicts?: readonly string[];
 }
 
 /** The file of a partition holding its time order. */
@@ -121,7 +125,6 @@ export function encodeColumn(name: string, c: Column, where: string): Array<[str
     case 'boolean':
       return [[`${name}.u8`, bytesOf(c.data)]];
     case 'symbol': {
-      if (!c.dict.sorted) throw new Error(`${where}.${name}: a stored dictionary must be sorted (compactDict)`);
       const dict = encodeDict(dictStrings(c.dict));
       return [
         [`${name}.i32`, bytesOf(c.codes)],
@@ -174,11 +177,12 @@ export function readMeta(dir: string): PartitionMeta {
 export function writePartitionFolder(dir: string, t: TableSchema, data: Table): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { table, idRanges } = prepareForStorage(t, data);
+  const { table, idRanges, rowOrderDicts } = prepareForStorage(t, data);
   for (const def of t.columns) {
     const col = table.col(def.name);
     if (col.type !== def.type) throw new Error(`${t.name}.${def.name}: expected ${def.type}, got ${col.type}`);
     if (columnLength(col) !== table.length) throw new Error(`${t.name}.${def.name}: length mismatch`);
+    if (col.type === 'symbol' && !col.dict.sorted && !rowOrderDicts?.includes(def.name)) throw new Error(`${t.name}.${def.name}: a stored dictionary must be sorted`);
     for (const [file, bytes] of encodeColumn(def.name, col, `${t.name}`)) writeFileDurable(join(dir, file), bytes);
   }
   const ordered = idRanges !== undefined && Object.keys(idRanges).length > 1;
@@ -192,6 +196,7 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
     columns: t.columns,
     ...(idRanges ? { idRanges } : {}),
     ...(ordered ? { timeOrder: true } : {}),
+    ...(rowOrderDicts ? { rowOrderDicts } : {}),
   };
   writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta));
   fsyncDir(dir);

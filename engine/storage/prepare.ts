@@ -12,7 +12,7 @@ import type { TableSchema } from './schema.js';
 export function prepareForStorage(
   t: TableSchema,
   data: Table,
-): { table: Table; idRanges?: Record<string, [number, number]> } {
+): { table: Table; idRanges?: Record<string, [number, number]>; rowOrderDicts?: string[] } {
   const compacted = new Table(
     data.names,
     data.columns.map((c) => (c.type === 'symbol' ? compactDict(c) : c)),
@@ -47,6 +47,16 @@ export function prepareForStorage(
     table = compacted.take(Int32Array.from(order));
   }
   if (!codes || id?.type !== 'symbol') return { table };
+  const rowOrderDicts: string[] = [];
+  table = new Table(
+    table.names,
+    table.columns.map((c, i) => {
+      if (c.type !== 'symbol' || table.names[i] === t.idColumn || c.dict.length < Math.max(ROW_ORDER_MIN, n / 4)) return c;
+      rowOrderDicts.push(table.names[i]!);
+      return inFirstUseOrder(c);
+    }),
+    n,
+  );
   const idCol = table.col(t.idColumn) as SymbolColumn;
   const idRanges: Record<string, [number, number]> = {};
   let start = 0;
@@ -56,7 +66,31 @@ export function prepareForStorage(
       start = i;
     }
   }
-  return { table, idRanges };
+  return { table, idRanges, ...(rowOrderDicts.length ? { rowOrderDicts } : {}) };
+}
+
+/** Dictionaries at least this large (and a quarter of the rows) are stored in first-use order. */
+const ROW_ORDER_MIN = 4096;
+
+/**
+ * The column with its dictionary in order of first use by the rows (storage order). For nearly
+ * unique values (execution IDs) the codes of one identifier's rows then span a narrow range of the
+ * dictionary, so a narrow query reads only that part of it (storage/stored-column.ts).
+ */
+function inFirstUseOrder(c: SymbolColumn): SymbolColumn {
+  const remap = new Int32Array(c.dict.length).fill(-1);
+  const strings: string[] = [];
+  const codes = new Int32Array(c.codes.length);
+  for (let i = 0; i < codes.length; i++) {
+    const k = c.codes[i]!;
+    let m = remap[k]!;
+    if (m < 0) {
+      m = remap[k] = strings.length;
+      strings.push(c.dict.get(k));
+    }
+    codes[i] = m;
+  }
+  return { type: 'symbol', codes, dict: dictOf(strings) };
 }
 
 /** The same symbol column with only the strings it uses, each once, in ascending order. */

@@ -5,10 +5,10 @@
  * a few kilobytes instead of whole-day files. Symbol dictionaries are UTF-8 plus offsets, read whole
  * into shared buffers and decoded lazily (core/dict.ts). Strings and lists are read whole.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Column } from '../core/column.js';
-import { Utf8Dict } from '../core/dict.js';
+import { type Dict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import type { ColumnDef } from '../core/table.js';
 
@@ -60,6 +60,100 @@ export function readShared(path: string): Uint8Array {
 }
 
 const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8));
+
+const BLOCK_BITS = 12;
+const BLOCK = 1 << BLOCK_BITS;
+
+/**
+ * A dictionary in first-use order (nearly unique values such as execution IDs) read from disk in
+ * blocks of 4096 entries, each with two positioned reads (its offsets, then its bytes) when a code of
+ * it is first needed: the rows of one identifier use a narrow range of codes, so a narrow query reads
+ * a few blocks of a 2M-entry dictionary. Strings are decoded when asked, each once.
+ */
+export class FileDict implements Dict {
+  readonly sorted = false;
+  readonly length: number;
+  private readonly blocks: Array<{ offsets: Int32Array; text: Buffer } | undefined>;
+  private readonly decodedStrings = new Map<number, string>();
+  private held = 0;
+
+  constructor(
+    private readonly offsetsPath: string,
+    private readonly dataPath: string,
+  ) {
+    this.length = fileBytes(offsetsPath) / 4 - 1;
+    this.blocks = new Array<undefined>(Math.ceil(this.length / BLOCK)).fill(undefined);
+  }
+
+  get bytes(): number {
+    return this.held + this.decodedStrings.size * 48;
+  }
+
+  /** How many strings have been decoded (tests check that reads stay lazy). */
+  get decodedCount(): number {
+    return this.decodedStrings.size;
+  }
+
+  get(code: number): string {
+    let s = this.decodedStrings.get(code);
+    if (s === undefined) {
+      const b = this.block(code >> BLOCK_BITS);
+      const k = code & (BLOCK - 1);
+      s = b.text.toString('utf8', b.offsets[k]! - b.offsets[0]!, b.offsets[k + 1]! - b.offsets[0]!);
+      this.decodedStrings.set(code, s);
+    }
+    return s;
+  }
+
+  prefetch(codes?: Int32Array): void {
+    if (!codes) {
+      for (let i = 0; i < this.blocks.length; i++) this.block(i);
+      return;
+    }
+    let last = -1;
+    for (let i = 0; i < codes.length; i++) {
+      const b = codes[i]! >> BLOCK_BITS;
+      if (b !== last && b >= 0) {
+        if (!this.blocks[b]) this.block(b);
+        last = b;
+      }
+    }
+  }
+
+  private block(i: number): { offsets: Int32Array; text: Buffer } {
+    let b = this.blocks[i];
+    if (b) return b;
+    const first = i * BLOCK;
+    const count = Math.min(BLOCK, this.length - first);
+    const offsets = new Int32Array(count + 1);
+    const fd = openFile(this.offsetsPath);
+    try {
+      readAt(fd, new Uint8Array(offsets.buffer), first * 4, this.offsetsPath);
+    } finally {
+      closeSync(fd);
+    }
+    const text = Buffer.allocUnsafeSlow(offsets[count]! - offsets[0]!);
+    const dfd = openFile(this.dataPath);
+    try {
+      readAt(dfd, text, offsets[0]!, this.dataPath);
+    } finally {
+      closeSync(dfd);
+    }
+    b = { offsets, text };
+    this.blocks[i] = b;
+    this.held += offsets.byteLength + text.byteLength;
+    return b;
+  }
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(path);
+    throw e;
+  }
+}
 
 /** Which row ranges of a column are in memory. */
 class Coverage {
@@ -122,7 +216,7 @@ function fixedLayout(def: ColumnDef): FixedLayout | undefined {
 export class StoredColumn {
   /** Bytes of the rows read (the dictionary's are added when it is read). */
   private rowBytes = 0;
-  private dict: Utf8Dict | undefined;
+  private dict: Dict | undefined;
   private readonly coverage = new Coverage();
   private column: Column | undefined;
   private readonly layout: FixedLayout | undefined;
@@ -133,6 +227,8 @@ export class StoredColumn {
     private readonly dir: string,
     private readonly def: ColumnDef,
     private readonly rows: number,
+    /** The dictionary is in first-use order (read in blocks), not sorted. */
+    private readonly rowOrderDict = false,
   ) {
     this.layout = fixedLayout(def);
     if (!this.layout) return;
@@ -156,8 +252,12 @@ export class StoredColumn {
       case 'symbol': {
         // Read whole when the column is first used (decoded lazily). Not deferred further: a result
         // holding these codes must stay renderable after a later write removes the folder.
-        const offsets = readShared(this.path('.dict.offsets.i32'));
-        const dict = Utf8Dict.of(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
+        const dict = this.rowOrderDict
+          ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
+          : (() => {
+              const offsets = readShared(this.path('.dict.offsets.i32'));
+              return Utf8Dict.of(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
+            })();
         this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared(n * 4), 0, n), dict };
         break;

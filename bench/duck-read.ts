@@ -5,7 +5,7 @@
  * JS memory, column by column, and neither goes through per-row JS objects or JSON.
  *
  * The read takes DuckDB's fastest path: fixed-width vectors (BIGINT, TIMESTAMP_NS, DOUBLE, INTEGER,
- * BOOLEAN) are copied as whole buffers from each chunk's vector data (@duckdb/node-bindings, the
+ * DATE, BOOLEAN) are copied as whole buffers from each chunk's vector data (@duckdb/node-bindings, the
  * layer @duckdb/node-api wraps: the same vectors DuckDBDataChunk.getColumnVector reads, without a JS
  * call per value), then nulls are applied from the validity mask. VARCHAR vectors are decoded string
  * by string (DuckDB has no dictionary in its C result API; Tickscope's symbol columns stay codes plus
@@ -35,7 +35,6 @@ function allocate(type: DuckDBTypeId, rows: number): DuckColumnData {
   switch (type) {
     case DuckDBTypeId.BIGINT:
     case DuckDBTypeId.TIMESTAMP_NS:
-    case DuckDBTypeId.TIMESTAMP:
       return new BigInt64Array(rows);
     case DuckDBTypeId.DOUBLE:
       return new Float64Array(rows);

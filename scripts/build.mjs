@@ -14,7 +14,7 @@ rmSync('dist/electron', { recursive: true, force: true });
 const node = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
 await Promise.all([
   build({ ...node, entryPoints: { cli: 'bin/cli.ts' }, outdir: 'dist/bin', format: 'esm', packages: 'external' }),
-  build({ ...node, entryPoints: { bench: 'bench/bench.ts' }, outdir: 'dist/bench', format: 'esm', packages: 'external' }),
+  build({ ...node, entryPoints: { bench: 'bench/bench.ts', 'cold-ours': 'bench/cold-ours.ts', 'cold-duck': 'bench/cold-duck.ts', 'cold-empty': 'bench/cold-empty.ts', memory: 'bench/memory.ts' }, outdir: 'dist/bench', format: 'esm', packages: 'external' }),
   build({ ...node, entryPoints: { main: 'electron/main.ts', 'demo-worker': 'electron/demo-worker.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'], packages: 'external' }),
   build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),
 ]);

@@ -11,14 +11,15 @@ export function columnFromValues(type: ColumnType, values: ReadonlyArray<Scalar 
   const n = values.length;
   switch (type) {
     case 'float':
-    case 'long':
-    case 'int':
       return { type, data: Float64Array.from(values, (v) => (v === null ? NaN : Number(v))) };
     case 'timestamp':
     case 'timespan':
       return { type, data: BigInt64Array.from(values, (v) => (v === null ? NULL_TS : BigInt(v as bigint))) };
+    case 'long':
+      return { type, data: BigInt64Array.from(values, (v) => (v === null || (typeof v === 'number' && v !== v) ? NULL_TS : BigInt(v as bigint | number))) };
     case 'date':
-      return { type, data: Int32Array.from(values, (v) => (v === null ? NULL_INT32 : Number(v))) };
+    case 'int':
+      return { type, data: Int32Array.from(values, (v) => (v === null || (typeof v === 'number' && v !== v) ? NULL_INT32 : Number(v))) };
     case 'boolean':
       return { type, data: Uint8Array.from(values, (v) => (v === true || v === 1 ? 1 : 0)) };
     case 'string':

@@ -1,8 +1,9 @@
 /**
- * Columns in memory. Numbers (float, long, int) are Float64Array with NaN as null, so every numeric
- * kernel is one tight loop; longs are exact up to 2^53 (storage rejects larger ones). Timestamps and
- * timespans stay int64 (BigInt64Array) for nanosecond exactness and are compared as hi/lo int32
- * pairs in hot loops. Symbols are int32 codes into a dictionary; "" is the null symbol.
+ * Columns in memory, each in its stored width: floats are Float64Array (NaN null); longs, timestamps
+ * and timespans are BigInt64Array (null INT64_MIN), read in hot loops as hi/lo int32 pairs so no row
+ * pays for a BigInt; ints and dates are Int32Array (null INT32_MIN). Numeric kernels read longs and
+ * ints as float64 through `floats()` (exact within ±2^53, as any float64 arithmetic is). Symbols are
+ * int32 codes into a dictionary; "" is the null symbol.
  */
 
 import { concatDicts, type Dict, dictIndexOf, dictOf, dictStrings, PickDict } from './dict.js';
@@ -12,16 +13,18 @@ const NULL_ONLY = dictOf(['']);
 export { type ColumnType, COLUMN_TYPES } from './column-type.js';
 import type { ColumnType } from './column-type.js';
 
-export interface NumberColumn {
-  readonly type: 'float' | 'long' | 'int';
+export interface FloatColumn {
+  readonly type: 'float';
   readonly data: Float64Array;
 }
-export interface NanosColumn {
-  readonly type: 'timestamp' | 'timespan';
+/** int64 columns: timestamps, timespans (nanoseconds) and longs; null INT64_MIN. */
+export interface Int64Column {
+  readonly type: 'timestamp' | 'timespan' | 'long';
   readonly data: BigInt64Array;
 }
-export interface DateColumn {
-  readonly type: 'date';
+/** int32 columns: dates (days) and ints; null INT32_MIN. */
+export interface Int32Column {
+  readonly type: 'date' | 'int';
   readonly data: Int32Array;
 }
 export interface BooleanColumn {
@@ -50,9 +53,9 @@ export interface ListColumn {
 }
 
 export type Column =
-  | NumberColumn
-  | NanosColumn
-  | DateColumn
+  | FloatColumn
+  | Int64Column
+  | Int32Column
   | BooleanColumn
   | SymbolColumn
   | StringColumn
@@ -78,6 +81,86 @@ export function symbolText(c: SymbolColumn, i: number): string {
   return c.dict.get(c.codes[i]!);
 }
 
+const TWO32 = 4294967296;
+
+/** The values of a float, long or int column as float64 (NaN for null); a float column's own array. */
+export function floats(c: Column): Float64Array {
+  switch (c.type) {
+    case 'float':
+      return c.data;
+    case 'long': {
+      const w = int32Pairs(c.data);
+      const out = new Float64Array(c.data.length);
+      for (let i = 0; i < out.length; i++) {
+        const hi = w[2 * i + 1]!;
+        const lo = w[2 * i]!;
+        out[i] = hi === -2147483648 && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
+      }
+      return out;
+    }
+    case 'int': {
+      const d = c.data;
+      const out = new Float64Array(d.length);
+      for (let i = 0; i < out.length; i++) out[i] = d[i] === -2147483648 ? NaN : d[i]!;
+      return out;
+    }
+    default:
+      throw new Error(`floats: ${c.type} is not a numeric column`);
+  }
+}
+
+/** Row i of a float, long or int column as a number (NaN for null; longs exact within ±2^53). */
+export function numberAt(c: Column, i: number): number {
+  switch (c.type) {
+    case 'float':
+      return c.data[i]!;
+    case 'long': {
+      const w = int32Pairs(c.data);
+      const hi = w[2 * i + 1]!;
+      const lo = w[2 * i]!;
+      return hi === -2147483648 && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
+    }
+    case 'int':
+      return c.data[i] === -2147483648 ? NaN : c.data[i]!;
+    default:
+      throw new Error(`numberAt: ${c.type} is not a numeric column`);
+  }
+}
+
+/** Row i of a long column as decimal text ("" for null), exact over the whole int64 range. */
+export function longText(w: Int32Array, i: number): string {
+  const hi = w[2 * i + 1]!;
+  const lo = w[2 * i]!;
+  if (hi === -2147483648 && lo === 0) return '';
+  // within ±2^53 the float64 is exact (and fast); beyond, one BigInt for this cell
+  if (hi >= -2097152 && hi < 2097152) return String(hi * TWO32 + (lo >>> 0));
+  return String((BigInt(hi) << 32n) | BigInt(lo >>> 0));
+}
+
+/** A long column from numbers (NaN null; integers within ±2^53). */
+export function longsFrom(values: ArrayLike<number>): BigInt64Array {
+  const out = new BigInt64Array(values.length);
+  const w = int32Pairs(out);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v !== v) {
+      w[2 * i + 1] = -2147483648;
+      continue;
+    }
+    const hi = Math.floor(v / TWO32);
+    w[2 * i] = (v - hi * TWO32) | 0;
+    w[2 * i + 1] = hi;
+  }
+  return out;
+}
+
+/** An int column from numbers (NaN null). */
+export function intsFrom(values: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i] !== values[i] ? -2147483648 : values[i]!;
+  return out;
+}
+
 /** hi/lo int32 view of an int64 column: element 2i is the low word, 2i+1 the high word (little-endian). */
 export function int32Pairs(data: BigInt64Array): Int32Array {
   return new Int32Array(data.buffer, data.byteOffset, data.length * 2);
@@ -87,16 +170,15 @@ export function int32Pairs(data: BigInt64Array): Int32Array {
 export function gather(c: Column, idx: Int32Array): Column {
   const n = idx.length;
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const src = c.data;
       const out = new Float64Array(n);
       for (let i = 0; i < n; i++) out[i] = src[idx[i]!]!;
       return { type: c.type, data: out };
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const out = new BigInt64Array(n);
       const s = int32Pairs(c.data);
       const o = int32Pairs(out);
@@ -107,10 +189,11 @@ export function gather(c: Column, idx: Int32Array): Column {
       }
       return { type: c.type, data: out };
     }
-    case 'date': {
+    case 'date':
+    case 'int': {
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) out[i] = c.data[idx[i]!]!;
-      return { type: 'date', data: out };
+      return { type: c.type, data: out };
     }
     case 'boolean': {
       const out = new Uint8Array(n);
@@ -174,13 +257,11 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
   if (parts.length === 1 && type !== 'symbol' && !mostlyRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
   switch (type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const out = new Float64Array(n);
       let o = 0;
       for (const { column, rows } of parts) {
-        const src = (column as NumberColumn).data;
+        const src = (column as FloatColumn).data;
         if (mostlyRuns(rows)) copyRuns(out, src, rows, o, 1);
         else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
         o += rows.length;
@@ -188,12 +269,13 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       return { type, data: out };
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const out = new BigInt64Array(n);
       const w = int32Pairs(out);
       let o = 0;
       for (const { column, rows } of parts) {
-        const s = int32Pairs((column as NanosColumn).data);
+        const s = int32Pairs((column as Int64Column).data);
         if (mostlyRuns(rows)) copyRuns(w, s, rows, o, 2);
         else {
           for (let i = 0, k = 2 * o; i < rows.length; i++, k += 2) {
@@ -283,15 +365,14 @@ export function sliceColumn(c: Column, from: number, to: number): Column {
 export function gatherOrNull(c: Column, idx: Int32Array): Column {
   const n = idx.length;
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const out = new Float64Array(n);
       for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? NaN : c.data[idx[i]!]!;
       return { type: c.type, data: out };
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const out = new BigInt64Array(n);
       const s = int32Pairs(c.data);
       const o = int32Pairs(out);
@@ -302,10 +383,11 @@ export function gatherOrNull(c: Column, idx: Int32Array): Column {
       }
       return { type: c.type, data: out };
     }
-    case 'date': {
+    case 'date':
+    case 'int': {
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) out[i] = idx[i]! < 0 ? -2147483648 : c.data[idx[i]!]!;
-      return { type: 'date', data: out };
+      return { type: c.type, data: out };
     }
     case 'boolean': {
       const out = new Uint8Array(n);
@@ -346,14 +428,14 @@ export function concatColumns(type: ColumnType, parts: readonly Column[]): Colum
   const total = parts.reduce((s, p) => s + columnLength(p), 0);
   switch (type) {
     case 'float':
-    case 'long':
-    case 'int':
-      return { type, data: concatTyped(parts.map((p) => (p as NumberColumn).data), Float64Array, total) };
+      return { type, data: concatTyped(parts.map((p) => (p as FloatColumn).data), Float64Array, total) };
     case 'timestamp':
     case 'timespan':
-      return { type, data: concatTyped(parts.map((p) => (p as NanosColumn).data), BigInt64Array, total) };
+    case 'long':
+      return { type, data: concatTyped(parts.map((p) => (p as Int64Column).data), BigInt64Array, total) };
     case 'date':
-      return { type, data: concatTyped(parts.map((p) => (p as DateColumn).data), Int32Array, total) };
+    case 'int':
+      return { type, data: concatTyped(parts.map((p) => (p as Int32Column).data), Int32Array, total) };
     case 'boolean':
       return { type, data: concatTyped(parts.map((p) => (p as BooleanColumn).data), Uint8Array, total) };
     case 'string':

@@ -10,6 +10,7 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { civilFromDays, formatDate, NS_PER_DAY } from '../core/time.js';
 import { columnFromValues } from '../core/builder.js';
+import { floats } from '../core/column.js';
 import { type Config, defaultConfig } from '../storage/config.js';
 import { Database } from '../storage/database.js';
 import { fsyncDir } from '../storage/partition-io.js';
@@ -192,7 +193,7 @@ function demoHoliday(startDays: number): number {
 /** The market view order analytics reads for one date, straight over that date's sorted columns. */
 function dayMarketView(t: DayTables, day: DayData, instruments: readonly DemoInstrument[]): InMemoryMarketView {
   const view = new InMemoryMarketView();
-  const col = (table: Table, name: string): Float64Array => (table.col(name) as { data: Float64Array }).data;
+  const col = (table: Table, name: string): Float64Array => floats(table.col(name));
   const qTime = (t.Quote.col('eventTimestamp') as { data: BigInt64Array }).data;
   const tTime = (t.Trade.col('eventTimestamp') as { data: BigInt64Array }).data;
   const [bid, ask, price, volume] = [col(t.Quote, 'bidPrice'), col(t.Quote, 'askPrice'), col(t.Trade, 'price'), col(t.Trade, 'volume')];

@@ -1,5 +1,5 @@
 /** Turns one date's buffers into Tables with exactly the standard schema's columns. */
-import type { Column } from '../core/column.js';
+import { type Column, longsFrom } from '../core/column.js';
 import { Table } from '../core/table.js';
 import type { TableSchema } from '../storage/schema.js';
 import { pad, symbolColumn, timestampColumn } from './buffers.js';
@@ -25,7 +25,7 @@ export function schemaTable(t: TableSchema, cols: Readonly<Record<string, Column
 }
 
 const float = (data: Float64Array): Column => ({ type: 'float', data });
-const long = (data: Float64Array): Column => ({ type: 'long', data });
+const long = (data: Float64Array): Column => ({ type: 'long', data: longsFrom(data) });
 const longList = (values: Float64Array, rows: number): Column => ({ type: 'long[]', offsets: levelOffsets(rows), values });
 
 function levelOffsets(rows: number): Int32Array {

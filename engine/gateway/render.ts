@@ -2,7 +2,7 @@
  * Cell rendering shared by every output (REST/CLI JSON, the app's grid, CSV), so a value reads the
  * same everywhere. Timestamps render in outputTZ local time with nine fractional digits.
  */
-import { type Column, int32Pairs } from '../core/column.js';
+import { type Column, int32Pairs, longText } from '../core/column.js';
 import { formatDate, formatTimespan, NS_PER_DAY } from '../core/time.js';
 import { zoneOffsets } from '../core/tz.js';
 
@@ -67,11 +67,14 @@ export function textCells(c: Column, outputTZ: string, nullText = ''): (i: numbe
         const x = c.data[i]!;
         return x !== x ? nullText : x === Infinity ? 'inf' : x === -Infinity ? '-inf' : String(x);
       };
-    case 'long':
+    case 'long': {
+      const w = int32Pairs(c.data);
+      return (i) => longText(w, i) || nullText;
+    }
     case 'int':
       return (i) => {
         const x = c.data[i]!;
-        return x !== x ? nullText : String(x);
+        return x === -2147483648 ? nullText : String(x);
       };
     case 'timestamp': {
       const p = int32Pairs(c.data);
@@ -120,11 +123,14 @@ export function jsonCells(c: Column, outputTZ: string): (i: number) => string {
         const x = c.data[i]!;
         return x !== x ? 'null' : x === Infinity ? '"inf"' : x === -Infinity ? '"-inf"' : String(x);
       };
-    case 'long':
+    case 'long': {
+      const w = int32Pairs(c.data);
+      return (i) => longText(w, i) || 'null';
+    }
     case 'int':
       return (i) => {
         const x = c.data[i]!;
-        return x !== x ? 'null' : String(x);
+        return x === -2147483648 ? 'null' : String(x);
       };
     case 'boolean':
       return (i) => (c.data[i] ? 'true' : 'false');

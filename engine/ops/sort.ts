@@ -12,9 +12,7 @@ export type RowCompare = (a: number, b: number) => number;
 /** Compares rows of a column (nulls smallest); the sort order of sortCols and of group keys. */
 export function columnComparator(c: Column): RowCompare {
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const d = c.data;
       return (a, b) => {
         const x = d[a]!;
@@ -25,7 +23,9 @@ export function columnComparator(c: Column): RowCompare {
       };
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
+      // int64 as hi/lo words; the null (INT64_MIN) sorts smallest by itself
       const p = int32Pairs(c.data);
       return (a, b) => {
         const ha = p[2 * a + 1]!;
@@ -37,6 +37,7 @@ export function columnComparator(c: Column): RowCompare {
       };
     }
     case 'date':
+    case 'int':
     case 'boolean': {
       const d = c.data;
       return (a, b) => d[a]! - d[b]!;

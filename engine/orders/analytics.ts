@@ -4,7 +4,7 @@
  * MarketView. Any value whose inputs are missing is null (NaN / null timestamp / ""), never a
  * made-up number; non-finite results (a zero mid, say) are null too.
  */
-import type { Column, SymbolColumn } from '../core/column.js';
+import { type Column, floats, longsFrom, type SymbolColumn } from '../core/column.js';
 import { columnFromValues } from '../core/builder.js';
 import { type ColumnDef, Table } from '../core/table.js';
 import { NS_PER_DAY, NULL_INT32, NULL_TS } from '../core/time.js';
@@ -55,7 +55,7 @@ class Events {
     if (!c) {
       const col = this.t.get(name);
       if (!col || (col.type !== 'float' && col.type !== 'long' && col.type !== 'int')) return NaN;
-      this.num.set(name, (c = col.data));
+      this.num.set(name, (c = floats(col)));
     }
     return c[row]!;
   }
@@ -188,7 +188,8 @@ export function computeOrderAnalytics(orders: Table, market: MarketView): Table 
   const columns: Column[] = defs.map((d) => {
     const vals = out.map((r) => r.values[d.name]!);
     if (d.type === 'date') return { type: 'date', data: Int32Array.from(vals, (v) => (typeof v === 'number' ? v : NULL_INT32)) };
-    if (d.type === 'float' || d.type === 'long') return { type: d.type, data: Float64Array.from(vals as number[]) };
+    if (d.type === 'float') return { type: 'float', data: Float64Array.from(vals as number[]) };
+    if (d.type === 'long') return { type: 'long', data: longsFrom(vals as number[]) };
     return columnFromValues(d.type, vals);
   });
   return new Table(

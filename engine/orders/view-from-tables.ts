@@ -1,5 +1,5 @@
 /** An in-memory MarketView built from standard Quote, Trade and Instrument tables (tests, small databases). */
-import { int32Pairs, type SymbolColumn } from '../core/column.js';
+import { floats, int32Pairs, type SymbolColumn } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { rowsByIdentifier } from './group-rows.js';
 import { InMemoryMarketView } from './market-view.js';
@@ -24,7 +24,7 @@ function gatherNs(src: BigInt64Array, rows: Int32Array): BigInt64Array {
 const nums = (t: Table, name: string): Float64Array => {
   const c = t.col(name);
   if (c.type !== 'float' && c.type !== 'long' && c.type !== 'int') throw new Error(`${name} is not numeric`);
-  return c.data;
+  return floats(c);
 };
 const stamps = (t: Table, name: string): BigInt64Array => {
   const c = t.col(name);

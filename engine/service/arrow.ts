@@ -24,7 +24,7 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
-import { type Column, int32Pairs } from '../core/column.js';
+import { type Column, floats, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { dictStrings } from '../core/dict.js';
 
@@ -57,8 +57,11 @@ function columnData(c: Column, n: number): Data<DataType> {
   switch (c.type) {
     case 'float':
     case 'long':
-    case 'int':
-      return makeData({ type: new Float64(), length: n, data: c.data, ...validity(n, (i) => c.data[i] !== c.data[i]) });
+    case 'int': {
+      // the renderer charts numbers: longs and ints travel as float64 (exact within ±2^53)
+      const data = floats(c);
+      return makeData({ type: new Float64(), length: n, data, ...validity(n, (i) => data[i] !== data[i]) });
+    }
     case 'timestamp':
     case 'timespan': {
       const w = int32Pairs(c.data);

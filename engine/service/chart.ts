@@ -7,7 +7,7 @@
 import { RecordBatch, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import type { ChartRequest } from '../contract.js';
 import type { Column } from '../core/column.js';
-import { codesOf, int32Pairs } from '../core/column.js';
+import { codesOf, floats, int32Pairs } from '../core/column.js';
 import { argError } from '../core/errors.js';
 import type { QueryResult } from '../ops/result.js';
 
@@ -17,7 +17,7 @@ function numeric(r: QueryResult, arg: string, name: string): Float64Array {
     const numericNames = r.table.defs.filter((d) => ['float', 'long', 'int'].includes(d.type)).map((d) => d.name);
     throw argError('badRequest', arg, name, 'is not a numeric column of the result', `one of ${numericNames.join(', ') || '(none)'}`);
   }
-  return c.data;
+  return floats(c);
 }
 
 /** Rows of the result to plot: those of one identifier, or all. */

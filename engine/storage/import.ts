@@ -81,10 +81,14 @@ function parseCell(type: ColumnType, cell: string, tz: string, where: () => stri
     return list;
   }
   if (cell === '' && type !== 'symbol' && type !== 'string') return null;
+  if (type === 'long' && /^\s*[+-]?\d+\s*$/.test(cell)) return longValue(BigInt(cell.trim()), cell, where);
   try {
     const v = castValue(cell, type, { arg: 'value', column: '', inputTZ: tz });
-    if ((type === 'long' || type === 'int') && typeof v === 'number' && !Number.isSafeInteger(v) && !Number.isNaN(v)) {
-      return fail(`${where()}: ${cell} is outside the exact long range (±2^53)`);
+    if (type === 'long' && typeof v === 'number' && !Number.isNaN(v)) {
+      if (!Number.isSafeInteger(v)) return fail(`${where()}: ${cell} is not a long (a whole number)`);
+    }
+    if (type === 'int' && typeof v === 'number' && !Number.isNaN(v) && !(Number.isInteger(v) && v > -2147483648 && v <= 2147483647)) {
+      return fail(`${where()}: ${cell} is not an int (a whole number within ±2147483647)`);
     }
     return v;
   } catch (e) {
@@ -92,6 +96,14 @@ function parseCell(type: ColumnType, cell: string, tz: string, where: () => stri
     const expected = (e as Error).message.split('; expected ')[1] ?? type;
     return fail(`${where()}: ${JSON.stringify(cell)} is not a ${type}; expected ${expected}`);
   }
+}
+
+/** A long within int64 (INT64_MIN is the null, so not a value). */
+function longValue(v: bigint, text: string, where: () => string): bigint {
+  if (v <= -9223372036854775808n || v > 9223372036854775807n) {
+    return fail(`${where()}: ${text} is outside the long range (±9223372036854775807)`);
+  }
+  return v;
 }
 
 const TIME_UNIT_NS = [1_000_000_000n, 1_000_000n, 1_000n, 1n]; // Arrow TimeUnit SECOND..NANOSECOND
@@ -134,14 +146,19 @@ function fromArrow(def: { name: string; type: ColumnType }, v: Vector, file: str
         values[i] = raw![i]! * scale;
         break;
       case 'float':
-      case 'long':
       case 'int': {
         const num = Number(x);
         if (typeof x !== 'number' && typeof x !== 'bigint') fail(`${at(i)}: ${String(x)} is not a number`);
-        if (def.type !== 'float' && (!Number.isSafeInteger(num) || BigInt(num) !== BigInt(x as bigint | number))) {
-          fail(`${at(i)}: ${String(x)} is not an integer within ±2^53`);
+        if (def.type === 'int' && (!Number.isInteger(num) || num <= -2147483648 || num > 2147483647 || BigInt(num) !== BigInt(x as bigint | number))) {
+          fail(`${at(i)}: ${String(x)} is not an int (a whole number within ±2147483647)`);
         }
         values[i] = num;
+        break;
+      }
+      case 'long': {
+        if (typeof x === 'bigint') values[i] = longValue(x, String(x), () => at(i));
+        else if (typeof x === 'number' && Number.isSafeInteger(x)) values[i] = BigInt(x);
+        else fail(`${at(i)}: ${String(x)} is not a long (a whole number)`);
         break;
       }
       case 'date':

@@ -23,7 +23,7 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Column, columnLength, type NanosColumn } from '../core/column.js';
+import { type Column, columnLength, type Int64Column } from '../core/column.js';
 import { dictStrings, encodeDict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import type { ColumnDef, Table } from '../core/table.js';
@@ -96,31 +96,17 @@ function longsToInt64(values: Float64Array, where: string): BigInt64Array {
   return out;
 }
 
-function numbersToInt32(values: Float64Array, where: string): Int32Array {
-  const out = new Int32Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (v !== v) out[i] = -2147483648;
-    else if (!Number.isInteger(v) || v > 2147483647 || v <= -2147483648) {
-      throw new TickscopeError('importFailed', `${where}: ${v} is not an int (32-bit integer)`);
-    } else out[i] = v;
-  }
-  return out;
-}
-
 /** The files (name -> bytes) that store one column. */
 export function encodeColumn(name: string, c: Column, where: string): Array<[string, Uint8Array | string]> {
   switch (c.type) {
     case 'float':
       return [[`${name}.f64`, bytesOf(c.data)]];
-    case 'long':
-      return [[`${name}.i64`, bytesOf(longsToInt64(c.data, `${where}.${name}`))]];
-    case 'int':
-      return [[`${name}.i32`, bytesOf(numbersToInt32(c.data, `${where}.${name}`))]];
     case 'timestamp':
     case 'timespan':
+    case 'long':
       return [[`${name}.i64`, bytesOf(c.data)]];
     case 'date':
+    case 'int':
       return [[`${name}.i32`, bytesOf(c.data)]];
     case 'boolean':
       return [[`${name}.u8`, bytesOf(c.data)]];
@@ -187,7 +173,7 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
   }
   const ordered = idRanges !== undefined && Object.keys(idRanges).length > 1;
   if (ordered) {
-    const order = timeOrder((table.col(t.timeColumn!) as NanosColumn).data, idRanges);
+    const order = timeOrder((table.col(t.timeColumn!) as Int64Column).data, idRanges);
     writeFileDurable(join(dir, TIME_ORDER_FILE), new Uint8Array(order.buffer, order.byteOffset, order.byteLength));
   }
   const meta: PartitionMeta = {

@@ -220,7 +220,7 @@ export class StoredColumn {
   private readonly coverage = new Coverage();
   private column: Column | undefined;
   private readonly layout: FixedLayout | undefined;
-  /** Raw file bytes for the types converted on read (long, int: float64 in memory). */
+  /** The column's bytes, which row ranges of the file are read into. */
   private readonly target: Uint8Array | undefined;
 
   constructor(
@@ -235,16 +235,16 @@ export class StoredColumn {
     const n = rows;
     switch (def.type) {
       case 'float':
-      case 'long':
-      case 'int':
         this.column = { type: def.type, data: new Float64Array(shared(n * 8), 0, n) };
         break;
       case 'timestamp':
       case 'timespan':
+      case 'long':
         this.column = { type: def.type, data: new BigInt64Array(shared(n * 8), 0, n) };
         break;
       case 'date':
-        this.column = { type: 'date', data: new Int32Array(shared(n * 4), 0, n) };
+      case 'int':
+        this.column = { type: def.type, data: new Int32Array(shared(n * 4), 0, n) };
         break;
       case 'boolean':
         this.column = { type: 'boolean', data: new Uint8Array(shared(n), 0, n) };
@@ -301,7 +301,7 @@ export class StoredColumn {
       for (const [a, b] of gaps) {
         this.readRows(fd, a, b, path);
         this.coverage.add(a, b);
-        this.rowBytes += (b - a) * (this.def.type === 'int' ? 8 : this.layout.width);
+        this.rowBytes += (b - a) * this.layout.width;
       }
     } finally {
       closeSync(fd);
@@ -311,24 +311,6 @@ export class StoredColumn {
 
   private readRows(fd: number, a: number, b: number, path: string): void {
     const w = this.layout!.width;
-    const t = this.def.type;
-    if (t === 'long' || t === 'int') {
-      const raw = new Uint8Array((b - a) * w);
-      readAt(fd, raw, a * w, path);
-      const out = (this.column as { data: Float64Array }).data;
-      if (t === 'int') {
-        const v = new Int32Array(raw.buffer);
-        for (let i = 0; i < v.length; i++) out[a + i] = v[i] === NULL_HI ? NaN : v[i]!;
-      } else {
-        const v = new Int32Array(raw.buffer);
-        for (let i = 0; i < b - a; i++) {
-          const lo = v[2 * i]!;
-          const hi = v[2 * i + 1]!;
-          out[a + i] = hi === NULL_HI && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
-        }
-      }
-      return;
-    }
     readAt(fd, this.target!.subarray(a * w, b * w), a * w, path);
   }
 }

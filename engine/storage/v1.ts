@@ -36,14 +36,6 @@ function int64ToLongs(raw: Int32Array, n: number, where: string): Float64Array {
   return out;
 }
 
-function int32ToNumbers(raw: Int32Array): Float64Array {
-  const out = new Float64Array(raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const v = raw[i]!;
-    out[i] = v === -2147483648 ? NaN : v;
-  }
-  return out;
-}
 
 /** Reads a whole file into an 8-byte-aligned buffer (typed array views need aligned offsets). */
 function readAligned(path: string): ArrayBuffer {
@@ -71,12 +63,12 @@ export function readColumnV1(dir: string, def: ColumnDef, rows: number): Column 
     case 'long': {
       const raw = new Int32Array(readAligned(p('.i64')));
       check(raw.length / 2, 'column file');
-      return { type, data: int64ToLongs(raw, rows, where) };
+      return { type, data: new BigInt64Array(raw.buffer, raw.byteOffset, rows) };
     }
     case 'int': {
       const raw = new Int32Array(readAligned(p('.i32')));
       check(raw.length, 'column file');
-      return { type, data: int32ToNumbers(raw) };
+      return { type, data: raw };
     }
     case 'timestamp':
     case 'timespan': {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
-import { concatColumns, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
+import { concatColumns, floats, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
 import { dictStrings } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { sortTable } from '../../engine/ops/sort.js';
@@ -26,7 +26,7 @@ describe('symbol columns across partitions', () => {
     const t = new Table(['id', 'n'], [both, columnFromValues('long', [0, 1, 2, 3, 4, 5])]);
     const sorted = sortTable(t, [{ dir: 'asc', column: 'id' }]);
     expect(strings(sorted.col('id') as SymbolColumn)).toEqual(['AAPL', 'AAPL', 'IBM', 'MSFT', 'MSFT', 'MSFT']);
-    expect([...(sorted.col('n') as { data: Float64Array }).data]).toEqual([1, 3, 4, 0, 2, 5]);
+    expect([...floats(sorted.col('n'))]).toEqual([1, 3, 4, 0, 2, 5]);
   });
 
   it('stores each string once', () => {

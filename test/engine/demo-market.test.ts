@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Column, SymbolColumn } from '../../engine/core/column.js';
+import { type Column, floats, type SymbolColumn } from '../../engine/core/column.js';
 import type { Table } from '../../engine/core/table.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { loadAll } from '../../engine/storage/append.js';
@@ -22,7 +22,7 @@ const strs = (c: Column): string[] => {
 };
 const nums = (c: Column): Float64Array => {
   if (c.type !== 'float' && c.type !== 'long') throw new Error('expected a numeric column');
-  return c.data;
+  return floats(c);
 };
 const stamps = (c: Column): BigInt64Array => {
   if (c.type !== 'timestamp') throw new Error('expected a timestamp column');

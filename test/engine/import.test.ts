@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Field, Float64, Int64, List, makeData, makeVector, Table as ArrowTable, tableToIPC, TimestampNanosecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { writePayloadJson } from '../../engine/gateway/envelope.js';
 import { Database } from '../../engine/storage/database.js';
 import { importFile } from '../../engine/storage/import.js';
 import { csv, payloadRows, tempDir } from '../helpers/db.js';
@@ -38,6 +39,19 @@ describe('CSV import', () => {
     // A second import appends to the same partition.
     importFile(db, 'Quote', writeTemp('q2.csv', csv(['eventTimestamp', 'instrumentID'], [['2024.03.06D14:30:00.000000001', 'AAPL']])));
     expect(db.rowCount('Quote')).toBe(4);
+  });
+
+  it('imports longs over the whole int64 range exactly, and refuses one beyond it', () => {
+    const db = newDb();
+    const rows = [['2024.03.06D10:00', 'AAPL', '9223372036854775807'], ['2024.03.06D10:01', 'AAPL', '-9223372036854775807'], ['2024.03.06D10:02', 'AAPL', '9007199254740993']];
+    importFile(db, 'Trade', writeTemp('big.csv', csv(['eventTimestamp', 'instrumentID', 'sequenceNumber'], rows)));
+    let text = '';
+    writePayloadJson(new Engine([db]).call('getTicks', { table: 'Trade', columns: ['sequenceNumber'] }), (t) => (text += t));
+    expect(text).toContain('"sequenceNumber":9223372036854775807');
+    expect(text).toContain('"sequenceNumber":-9223372036854775807');
+    expect(text).toContain('"sequenceNumber":9007199254740993');
+    const over = writeTemp('over.csv', csv(['eventTimestamp', 'instrumentID', 'sequenceNumber'], [['2024.03.06D10:03', 'AAPL', '9223372036854775808']]));
+    expect(() => importFile(db, 'Trade', over)).toThrow(/over.csv: line 2, column sequenceNumber: 9223372036854775808 is outside the long range/);
   });
 
   it('reads timestamps without a zone in --tz', () => {

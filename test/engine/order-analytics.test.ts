@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
-import type { Column } from '../../engine/core/column.js';
+import { type Column, numberAt } from '../../engine/core/column.js';
 import { Table } from '../../engine/core/table.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { computeOrderAnalytics } from '../../engine/orders/analytics.js';
@@ -100,7 +100,7 @@ function market(): InMemoryMarketView {
     .setInstrument('NOQ', { ISIN: 'GB00NOQ00001', MIC: 'XLON', exchangeID: 'XLON' });
 }
 
-/** The cell of a column as a plain value: symbol text, number (null = NaN), bigint, boolean, day number. */
+/** The cell of a column as a plain value: symbol text, number (null = NaN, longs too), bigint, boolean, day number. */
 function cell(c: Column, i: number): unknown {
   switch (c.type) {
     case 'symbol': return c.dict.get(c.codes[i]!);
@@ -108,6 +108,8 @@ function cell(c: Column, i: number): unknown {
     case 'float[]':
     case 'long[]': return undefined;
     case 'boolean': return c.data[i] === 1;
+    case 'long':
+    case 'int': return numberAt(c, i);
     default: return c.data[i];
   }
 }

@@ -6,6 +6,7 @@ import { columnFromValues } from '../../engine/core/builder.js';
 import { TickscopeError } from '../../engine/core/errors.js';
 import { Table } from '../../engine/core/table.js';
 import { NULL_TS } from '../../engine/core/time.js';
+import { textCells } from '../../engine/gateway/render.js';
 import { configFromJson } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
 import { schemaFromJson, type Schema } from '../../engine/storage/schema.js';
@@ -77,8 +78,8 @@ describe('database storage', () => {
     expect(p.idRanges.get('B')).toEqual([2, 3]);
     const col = <T>(name: string): T => p.column(name) as T;
     expect([...col<{ data: Float64Array }>('f').data]).toEqual([NaN, -0.25, 1.5]);
-    expect([...col<{ data: Float64Array }>('l').data]).toEqual([NaN, -(2 ** 53 - 1), 2 ** 53 - 1]);
-    expect([...col<{ data: Float64Array }>('i').data]).toEqual([NaN, -2147483647, 2147483647]);
+    expect([...col<{ data: BigInt64Array }>('l').data]).toEqual([-9223372036854775808n, -(2n ** 53n - 1n), 2n ** 53n - 1n]);
+    expect([...col<{ data: Int32Array }>('i').data]).toEqual([-2147483648, -2147483647, 2147483647]);
     expect([...col<{ data: Int32Array }>('d').data]).toEqual([-2147483648, -1, 19788]);
     expect([...col<{ data: BigInt64Array }>('span').data]).toEqual([NULL_TS, 90061_000_000_001n, -1n]);
     expect([...col<{ data: Uint8Array }>('b').data]).toEqual([0, 1, 1]);
@@ -118,13 +119,19 @@ describe('database storage', () => {
     expect(reader.rowCount('T')).toBe(3);
   });
 
-  it('rejects a long it cannot store exactly, writing nothing', () => {
+  it('stores and renders longs over the whole int64 range exactly', () => {
     const dir = join(tempDir(), 'db');
     const db = Database.create(dir, allTypesSchema());
-    const t = sample();
-    const bad = t.with('l', { type: 'long', data: Float64Array.of(2 ** 53 + 2, 1, 2) });
-    expect(() => db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: bad }] })).toThrow(/integers within ±2\^53/);
-    expect(Database.open(dir).partitionKeys('T')).toEqual([]);
+    const big = [9223372036854775807n, -9223372036854775807n, 2n ** 53n + 1n];
+    const t = sample().with('l', { type: 'long', data: BigInt64Array.from(big) });
+    db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: t }] });
+    const p = Database.open(dir).partition('T', '2024-03-06')!;
+    const l = p.column('l');
+    expect(l.type).toBe('long');
+    // storage order: A@1 (row 1), A@DAY-1 (row 2), B@5 (row 0)
+    expect([...(l as { data: BigInt64Array }).data]).toEqual([big[1], big[2], big[0]]);
+    const text = textCells(l, 'UTC');
+    expect([text(0), text(1), text(2)]).toEqual(['-9223372036854775807', '9007199254740993', '9223372036854775807']);
   });
 
   it('refuses to open a folder that is not a database, and to create over one that is not empty', () => {

@@ -20,9 +20,9 @@ function filesOf(name: string, c: Column): Array<[string, Uint8Array | string]> 
     case 'float':
       return [[`${name}.f64`, bytesOf(c.data)]];
     case 'long':
-      return [[`${name}.i64`, bytesOf(int64Of(c.data))]];
+      return [[`${name}.i64`, bytesOf(c.data)]];
     case 'int':
-      return [[`${name}.i32`, bytesOf(Int32Array.from(c.data, (v) => (v !== v ? -2147483648 : v)))]];
+      return [[`${name}.i32`, bytesOf(c.data)]];
     case 'timestamp':
     case 'timespan':
       return [[`${name}.i64`, bytesOf(c.data)]];

@@ -186,9 +186,26 @@ function runTest(col: Column, sel: Int32Array, n: number, t: ScalarTest, out?: U
       for (let i = 0; i < n; i++) out[i] = passes(codes[sel[i]!]!) ? 1 : 0;
       return n;
     }
-    case 'float':
     case 'long':
     case 'int': {
+      // compared as float64 (exact within ±2^53), no BigInt per row
+      const { test, nullPasses } = t;
+      const value = col.type === 'long' ? longReader(col.data) : intReader(col.data as Int32Array);
+      if (!out) {
+        for (let i = 0; i < n; i++) {
+          const r = sel[i]!;
+          const x = value(r);
+          if (x !== x ? nullPasses : test(x)) sel[k++] = r;
+        }
+        return k;
+      }
+      for (let i = 0; i < n; i++) {
+        const x = value(sel[i]!);
+        out[i] = (x !== x ? nullPasses : test(x)) ? 1 : 0;
+      }
+      return n;
+    }
+    case 'float': {
       const d = col.data;
       const { test, nullPasses } = t;
       if (!out) {
@@ -368,4 +385,19 @@ export function andPredicates(preds: ReadonlyArray<Predicate | undefined>): Pred
       }
     },
   };
+}
+
+/** Row r of a long column as a number (NaN for null). */
+function longReader(data: BigInt64Array): (r: number) => number {
+  const w = int32Pairs(data);
+  return (r) => {
+    const hi = w[2 * r + 1]!;
+    const lo = w[2 * r]!;
+    return hi === -2147483648 && lo === 0 ? NaN : hi * 4294967296 + (lo >>> 0);
+  };
+}
+
+/** Row r of an int column as a number (NaN for null). */
+function intReader(data: Int32Array): (r: number) => number {
+  return (r) => (data[r] === -2147483648 ? NaN : data[r]!);
 }

@@ -12,11 +12,12 @@ import type { TableSchema } from '../../storage/schema.js';
 import type { RowSource } from './scan.js';
 
 const KEY = 'executionID';
+const NULL_LONG = -9223372036854775808n;
 
 interface Correction {
   cancel: boolean;
-  /** column -> [value, hi, lo] of the latest correction carrying a non-null value */
-  values: Map<string, [number, number, number]>;
+  /** column -> [value, hi, lo] of the latest correction carrying a non-null value (a long's as bigint) */
+  values: Map<string, [number | bigint, number, number]>;
 }
 
 /** Cancels and corrections of a table, by executionID. */
@@ -49,7 +50,7 @@ export class CanCor {
       const time = p.column(c.timeColumn!);
       if (ids.type !== 'symbol' || time.type !== 'timestamp' || (action && action.type !== 'symbol')) continue;
       const words = int32Pairs(time.data);
-      const data = columns.map((n) => (p.column(n) as { data: Float64Array }).data);
+      const data = columns.map((n) => (p.column(n) as { data: Float64Array | BigInt64Array | Int32Array }).data);
       for (let r = 0; r < p.rows; r++) {
         const id = ids.dict.get(ids.codes[r]!);
         if (id === '') continue;
@@ -64,7 +65,7 @@ export class CanCor {
         const lo = words[2 * r]! >>> 0;
         columns.forEach((col, j) => {
           const v = data[j]![r]!;
-          if (v !== v) return;
+          if (v !== v || v === NULL_LONG || v === -2147483648) return;
           const prev = entry.values.get(col);
           // latest wins; on equal timestamps the later row (storage order) wins
           if (!prev || hi > prev[1] || (hi === prev[1] && lo >= prev[2])) entry.values.set(col, [v, hi, lo]);
@@ -133,16 +134,16 @@ export class CorrectedSource implements RowSource {
     if (!this.cancor.columns.includes(name)) return this.base.column(name);
     let col = this.patched.get(name);
     if (!col) {
-      const orig = this.base.column(name) as { type: 'float' | 'long' | 'int'; data: Float64Array };
+      const orig = this.base.column(name) as { type: 'float' | 'long' | 'int'; data: Float64Array | BigInt64Array | Int32Array };
       let data = orig.data;
       for (let r = 0; r < this.rows; r++) {
         const v = this.perCode[this.codes[r]!]?.values.get(name);
         if (v) {
           if (data === orig.data) data = orig.data.slice();
-          data[r] = v[0];
+          (data as unknown as Array<number | bigint>)[r] = v[0];
         }
       }
-      col = { type: orig.type, data };
+      col = { type: orig.type, data } as Column;
       this.patched.set(name, col);
     }
     return col;

@@ -42,7 +42,8 @@ function valueIds(c: Column, n: number): { ids: Int32Array; count: number } {
       for (let i = 0; i < n; i++) ids[i] = id(c.values[i]!);
       break;
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const w = int32Pairs(c.data);
       for (let i = 0; i < n; i++) ids[i] = id(`${w[2 * i + 1]}:${w[2 * i]}`);
       break;

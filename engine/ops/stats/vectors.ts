@@ -5,7 +5,7 @@
  * dictionary. `type` is the column type the value will have in the result.
  */
 import type { Column, ColumnType } from '../../core/column.js';
-import { columnLength, int32Pairs } from '../../core/column.js';
+import { columnLength, floats, int32Pairs, intsFrom, longsFrom, numberAt } from '../../core/column.js';
 import { type Dict, dictOf } from '../../core/dict.js';
 
 export type Level = 'row' | 'cell';
@@ -25,12 +25,18 @@ export function columnVec(c: Column, rows: Int32Array | undefined): Vec {
   const at = rows ? (i: number): number => rows[i]! : (i: number): number => i;
   const n = rows ? rows.length : columnLength(c);
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       if (!rows) return { lvl: 'row', t: 'num', d: c.data, type: c.type };
       const d = new Float64Array(n);
       for (let i = 0; i < n; i++) d[i] = c.data[rows[i]!]!;
+      return { lvl: 'row', t: 'num', d, type: c.type };
+    }
+    case 'long':
+    case 'int': {
+      // numeric kernels read longs and ints as float64 (exact within ±2^53)
+      if (!rows) return { lvl: 'row', t: 'num', d: floats(c), type: c.type };
+      const d = new Float64Array(n);
+      for (let i = 0; i < n; i++) d[i] = numberAt(c, rows[i]!);
       return { lvl: 'row', t: 'num', d, type: c.type };
     }
     case 'boolean': {
@@ -87,8 +93,9 @@ export function vecToColumn(v: Vec, cells: number): Column {
         case 'date':
           return { type: 'date', data: Int32Array.from(v.d, (x) => (x === x ? x : -2147483648)) };
         case 'long':
+          return { type: 'long', data: longsFrom(v.d.map((x) => (x === x ? Math.round(x) : x))) };
         case 'int':
-          return { type: v.type, data: v.d };
+          return { type: 'int', data: intsFrom(v.d.map((x) => (x === x ? Math.round(x) : x))) };
         default:
           return { type: 'float', data: v.d };
       }

@@ -8,7 +8,7 @@
  * Rows are walked in their (time) order once per pass, with each identifier's running state in a
  * small per-group array, so memory is read sequentially however identifiers interleave.
  */
-import { type Column, int32Pairs } from '../../core/column.js';
+import { type Column, floats, int32Pairs, intsFrom, longsFrom } from '../../core/column.js';
 import { Table } from '../../core/table.js';
 import { roundHalfAway } from '../round.js';
 import { dictStrings, nullCodes } from '../../core/dict.js';
@@ -49,20 +49,20 @@ export function groupRows(t: Table, idColumn: string | null): Int32Array[] {
 /** True when the column holds at least one null. */
 function hasNull(c: Column): boolean {
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const d = c.data;
       for (let i = 0; i < d.length; i++) if (d[i] !== d[i]) return true;
       return false;
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const w = int32Pairs(c.data);
       for (let i = 0; i < c.data.length; i++) if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) return true;
       return false;
     }
     case 'date':
+    case 'int':
       return c.data.includes(-2147483648);
     case 'symbol': {
       const isNull = nullCodes(c.dict);
@@ -85,9 +85,7 @@ interface Groups {
 function forward(c: Column, { group, count }: Groups, owned: boolean): Column {
   const n = group.length;
   switch (c.type) {
-    case 'float':
-    case 'long':
-    case 'int': {
+    case 'float': {
       const d = owned ? c.data : c.data.slice();
       const last = new Float64Array(count).fill(NaN);
       for (let i = 0; i < n; i++) {
@@ -98,7 +96,8 @@ function forward(c: Column, { group, count }: Groups, owned: boolean): Column {
       return { type: c.type, data: d };
     }
     case 'timestamp':
-    case 'timespan': {
+    case 'timespan':
+    case 'long': {
       const out = owned ? c.data : c.data.slice();
       const w = int32Pairs(out);
       const last = new Int32Array(2 * count).fill(0);
@@ -115,15 +114,16 @@ function forward(c: Column, { group, count }: Groups, owned: boolean): Column {
       }
       return { type: c.type, data: out };
     }
-    case 'date': {
-      const d = c.data.slice();
+    case 'date':
+    case 'int': {
+      const d = owned ? c.data : c.data.slice();
       const last = new Int32Array(count).fill(-2147483648);
       for (let i = 0; i < n; i++) {
         const g = group[i]!;
         if (d[i] === -2147483648) d[i] = last[g]!;
         else last[g] = d[i]!;
       }
-      return { type: 'date', data: d };
+      return { type: c.type, data: d };
     }
     case 'symbol': {
       const codes = owned ? c.codes : c.codes.slice();
@@ -162,9 +162,10 @@ function nsBetween(w: Int32Array, a: number, b: number): number {
  * previous non-null row, a backward pass its next; nulls with both are interpolated by time (ns) or by
  * position within the group.
  */
-function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, { group, count }: Groups, time: BigInt64Array | null): Column {
+function interpolate(c: Column, { group, count }: Groups, time: BigInt64Array | null): Column {
   const n = group.length;
-  const d = c.data.slice();
+  const src = floats(c);
+  const d = src.slice();
   const round = c.type !== 'float';
   const prev = new Int32Array(n).fill(-1);
   const pos = new Int32Array(n);
@@ -192,10 +193,12 @@ function interpolate(c: { type: 'float' | 'long' | 'int'; data: Float64Array }, 
       const span = nsBetween(words, a, b);
       frac = span === 0 ? 0 : nsBetween(words, a, i) / span;
     } else frac = (pos[i]! - pos[a]!) / (pos[b]! - pos[a]!);
-    const v = c.data[a]! + (c.data[b]! - c.data[a]!) * frac;
+    const v = src[a]! + (src[b]! - src[a]!) * frac;
     d[i] = round ? roundHalfAway(v, 0) : v;
   }
-  return { type: c.type, data: d };
+  if (c.type === 'long') return { type: 'long', data: longsFrom(d) };
+  if (c.type === 'int') return { type: 'int', data: intsFrom(d) };
+  return { type: 'float', data: d };
 }
 
 /**
@@ -218,9 +221,27 @@ export function fillTable(
     const name = t.names[i]!;
     if (name === idColumn || name === timeColumn || keep.has(name) || !hasNull(c)) return c;
     const numeric = c.type === 'float' || c.type === 'long' || c.type === 'int';
-    if (mode === 'zero') return numeric ? { type: c.type, data: c.data.map((x) => (x !== x ? 0 : x)) } : c;
+    if (mode === 'zero') return numeric ? zeroFilled(c) : c;
     if (mode === 'forward' || !numeric) return forward(c, groups, opts.owned === true);
     return interpolate(c, groups, mode === 'linear' ? timeData : null);
   });
   return new Table(t.names, columns, t.length);
+}
+
+/** A numeric column with its nulls replaced by 0. */
+function zeroFilled(c: Column): Column {
+  switch (c.type) {
+    case 'float':
+      return { type: 'float', data: c.data.map((x) => (x !== x ? 0 : x)) };
+    case 'long': {
+      const data = c.data.slice();
+      const w = int32Pairs(data);
+      for (let i = 0; i < data.length; i++) if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) w[2 * i + 1] = 0;
+      return { type: 'long', data };
+    }
+    case 'int':
+      return { type: 'int', data: c.data.map((x) => (x === -2147483648 ? 0 : x)) };
+    default:
+      return c;
+  }
 }

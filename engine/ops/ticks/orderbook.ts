@@ -4,7 +4,7 @@
  * price, maxSize = max over every bid and ask level size, spread = bestAsk - bestBid, midPoint =
  * (bestBid + bestAsk) / 2. Level lists are kept so the app can draw the depth ladder.
  */
-import type { ListColumn } from '../../core/column.js';
+import { type ListColumn, longsFrom } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { TableSchema } from '../../storage/schema.js';
@@ -71,7 +71,7 @@ export function withTopOfBook(t: Table): Table {
       ...t.columns,
       { type: 'float', data: bestBid },
       { type: 'float', data: bestAsk },
-      { type: 'long', data: maxSize },
+      { type: 'long', data: longsFrom(maxSize) },
       { type: 'float', data: spread },
       { type: 'float', data: midPoint },
     ],

@@ -85,8 +85,10 @@ function emptyOf(type: Column['type']): Column {
       return { type, offsets: new Int32Array(1), values: new Float64Array(0) };
     case 'timestamp':
     case 'timespan':
+    case 'long':
       return { type, data: new BigInt64Array(0) };
     case 'date':
+    case 'int':
       return { type, data: new Int32Array(0) };
     case 'boolean':
       return { type, data: new Uint8Array(0) };

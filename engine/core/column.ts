@@ -83,8 +83,33 @@ export function symbolText(c: SymbolColumn, i: number): string {
 
 const TWO32 = 4294967296;
 
-/** The values of a float, long or int column as float64 (NaN for null); a float column's own array. */
+/** Row slices of integer columns (sliceColumn) and their stored parent array. */
+const sliceOf = new WeakMap<ArrayBufferView, { parent: BigInt64Array | Int32Array; from: number }>();
+/** Float64 copies of integer slices, per parent array: the runs a streamed getStats reads again each query. */
+const floatsOfSlices = new WeakMap<BigInt64Array | Int32Array, Map<number, Float64Array>>();
+
+/**
+ * The values of a float, long or int column as float64 (NaN for null); a float column's own array.
+ * Slices of stored integer columns are converted once and kept with their parent (their rows never
+ * change once read), so repeated queries do not convert the same runs again.
+ */
 export function floats(c: Column): Float64Array {
+  if (c.type === 'long' || c.type === 'int') {
+    const slice = sliceOf.get(c.data);
+    if (slice) {
+      let byStart = floatsOfSlices.get(slice.parent);
+      if (!byStart) floatsOfSlices.set(slice.parent, (byStart = new Map()));
+      const hit = byStart.get(slice.from);
+      if (hit && hit.length === c.data.length) return hit;
+      const out = toFloats(c);
+      byStart.set(slice.from, out);
+      return out;
+    }
+  }
+  return toFloats(c);
+}
+
+function toFloats(c: Column): Float64Array {
   switch (c.type) {
     case 'float':
       return c.data;
@@ -356,6 +381,12 @@ export function sliceColumn(c: Column, from: number, to: number): Column {
     case 'float[]':
     case 'long[]':
       return gather(c, Int32Array.from({ length: to - from }, (_, i) => from + i));
+    case 'long':
+    case 'int': {
+      const data = c.data.subarray(from, to);
+      sliceOf.set(data, { parent: c.data, from });
+      return { type: c.type, data } as Column;
+    }
     default:
       return { ...c, data: c.data.subarray(from, to) } as Column;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
-import { concatColumns, floats, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
+import { concatColumns, floats, sliceColumn, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
 import { dictStrings } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { sortTable } from '../../engine/ops/sort.js';
@@ -34,5 +34,19 @@ describe('symbol columns across partitions', () => {
     expect(dictStrings(c.dict)).toEqual(['AAPL', 'IBM', 'MSFT']);
     expect(c.dict.sorted).toBe(true);
     expect(strings(c)).toEqual(strings(both));
+  });
+});
+
+describe('integer columns read as numbers', () => {
+  it('converts longs and ints exactly within ±2^53 (null NaN), and a stored slice once', () => {
+    const l = columnFromValues('long', [2n ** 53n - 1n, null, -5n, 7n]);
+    const i = columnFromValues('int', [2147483647, null, -3]);
+    expect([...floats(l)]).toEqual([2 ** 53 - 1, NaN, -5, 7]);
+    expect([...floats(i)]).toEqual([2147483647, NaN, -3]);
+    const slice = sliceColumn(l, 2, 4);
+    const once = floats(slice);
+    expect([...once]).toEqual([-5, 7]);
+    expect(floats(sliceColumn(l, 2, 4))).toBe(once);
+    expect([...floats(sliceColumn(l, 1, 3))]).toEqual([NaN, -5]);
   });
 });

@@ -16,17 +16,35 @@ export interface Layout {
   readonly group: Int32Array;
 }
 
-/** Output cells from (bucket, group) keys, ordered by bucket then group rank. */
+/** Output cells from (bucket, group) keys, ordered by bucket then group rank (then key order). */
 export function layoutOf(keys: ReadonlyArray<readonly [number, number]>, rank: Int32Array): Layout {
-  const before = (a: readonly [number, number], b: readonly [number, number]): number => a[0] - b[0] || rank[a[1]]! - rank[b[1]]!;
+  const n = keys.length;
+  const bucket = new Int32Array(n);
+  const group = new Int32Array(n);
   let ordered = true;
-  for (let i = 1; i < keys.length && ordered; i++) ordered = before(keys[i - 1]!, keys[i]!) < 0;
-  const sorted = ordered ? keys : [...keys].sort(before);
-  return {
-    out: sorted.length,
-    bucket: Int32Array.from(sorted, (k) => k[0]),
-    group: Int32Array.from(sorted, (k) => k[1]),
-  };
+  let maxBucket = 0;
+  let maxRank = 0;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    bucket[i] = k[0];
+    group[i] = k[1];
+    if (k[0] > maxBucket) maxBucket = k[0];
+    if (rank[k[1]]! > maxRank) maxRank = rank[k[1]]!;
+    if (i > 0 && ordered) ordered = bucket[i - 1]! < k[0] || (bucket[i - 1] === k[0] && rank[group[i - 1]!]! < rank[k[1]]!);
+  }
+  if (ordered) return { out: n, bucket, group };
+  // a numeric sort of packed (bucket, rank, position) keys: no comparator call, no tuple per cell
+  const span = (maxBucket + 1) * (maxRank + 1) * n;
+  let order: Int32Array;
+  if (span < Number.MAX_SAFE_INTEGER) {
+    const packed = new Float64Array(n);
+    for (let i = 0; i < n; i++) packed[i] = (bucket[i]! * (maxRank + 1) + rank[group[i]!]!) * n + i;
+    packed.sort();
+    order = Int32Array.from(packed, (k) => k % n);
+  } else {
+    order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => bucket[a]! - bucket[b]! || rank[group[a]!]! - rank[group[b]!]! || a - b);
+  }
+  return { out: n, bucket: Int32Array.from(order, (i) => bucket[i]!), group: Int32Array.from(order, (i) => group[i]!) };
 }
 
 /** Cells of (bucket, group) pairs: a lookup, and the dense table behind it when there is one. */

@@ -5,7 +5,7 @@
  * dictionary. `type` is the column type the value will have in the result.
  */
 import type { Column, ColumnType } from '../../core/column.js';
-import { columnLength, floats, int32Pairs, intsFrom, longsFrom, numberAt } from '../../core/column.js';
+import { columnLength, floats, int32Pairs, intsFrom, longsFrom } from '../../core/column.js';
 import { type Dict, dictOf } from '../../core/dict.js';
 
 export type Level = 'row' | 'cell';
@@ -36,7 +36,21 @@ export function columnVec(c: Column, rows: Int32Array | undefined): Vec {
       // numeric kernels read longs and ints as float64 (exact within ±2^53)
       if (!rows) return { lvl: 'row', t: 'num', d: floats(c), type: c.type };
       const d = new Float64Array(n);
-      for (let i = 0; i < n; i++) d[i] = numberAt(c, rows[i]!);
+      if (c.type === 'int') {
+        const src = c.data;
+        for (let i = 0; i < n; i++) {
+          const x = src[rows[i]!]!;
+          d[i] = x === -2147483648 ? NaN : x;
+        }
+      } else {
+        const w = int32Pairs(c.data as BigInt64Array);
+        for (let i = 0; i < n; i++) {
+          const r = rows[i]!;
+          const hi = w[2 * r + 1]!;
+          const lo = w[2 * r]!;
+          d[i] = hi === -2147483648 && lo === 0 ? NaN : hi * 4294967296 + (lo >>> 0);
+        }
+      }
       return { lvl: 'row', t: 'num', d, type: c.type };
     }
     case 'boolean': {

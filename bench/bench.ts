@@ -4,7 +4,8 @@
  * Warm cases (one process, data loaded on both sides):
  * - values first: each side's result is read cell by cell and compared (cells.ts); a difference fails
  *   the case loudly, naming column, row and both values, and the run exits non-zero;
- * - timed region, symmetric: Tickscope = engine.call (its result is a Table of typed arrays);
+ * - timed region, symmetric: Tickscope = engine.call plus every column of its result as a typed array
+ *   (`table.columns`: a result that is a view over stored columns is gathered, as DuckDB's is copied out);
  *   DuckDB = the query to a materialized result plus every column of every chunk read into a JS
  *   typed array or array (duck-read.ts). Neither side builds per-row objects or JSON;
  * - runs interleaved (ours, duck, ours, duck, ...), a full GC before each timed run (outside the
@@ -156,7 +157,11 @@ function checkCase(id: WarmCaseId, q: CaseQuery, ours: Table, duckResult: DuckCo
 async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery): Promise<WarmResult> {
   const info = WARM_CASES.find((c) => c.id === id)!;
   const res: WarmResult = { id, name: info.name, target: info.target, rows: null, timings: {}, error: null };
-  const ours = () => engine.call(q.op, q.args).table;
+  const ours = () => {
+    const table = engine.call(q.op, q.args).table;
+    void table.columns; // every column in its own array, as DuckDB's result is read into JS
+    return table;
+  };
   const theirs = () => duckQuery(duck, q.sql);
   try {
     for (const threads of threadCounts) {
@@ -249,6 +254,8 @@ interface MemoryChild {
   excluded: string[];
   before: NodeJS.MemoryUsage;
   held: NodeJS.MemoryUsage;
+  /** The held result with every column gathered (`table.columns`). */
+  gathered: NodeJS.MemoryUsage;
   repeats: NodeJS.MemoryUsage[];
 }
 
@@ -376,6 +383,7 @@ if (memory) {
   console.log(`  raw column bytes on disk ${mib(m.rawBytes)} MiB (${m.files} column files of the partition; not counted: ${m.excluded.join(', ') || 'nothing'})`);
   console.log(`  RSS growth holding the result ${mib(m.growth)} MiB = ${m.multiple.toFixed(2)}x raw   target <= 1.5x${m.multiple > 1.5 ? '  MISSED' : ''}`);
   console.log(`    (before ${mib(m.before.rss)} MiB, holding ${mib(m.held.rss)} MiB; of which heap ${mib(m.held.heapUsed)}, array buffers ${mib(m.held.arrayBuffers)})`);
+  console.log(`    the result as getTicks returns it: a row index over the cached columns; with every column gathered into its own array: ${mib(m.gathered.rss - m.before.rss)} MiB = ${((m.gathered.rss - m.before.rss) / m.rawBytes).toFixed(2)}x raw`);
   console.log(`  RSS after each of 10 repeats (MiB): ${m.repeatRss.map(mib).join(' ')}`);
   const lo = Math.min(...m.repeatRss);
   const hi = Math.max(...m.repeatRss);
@@ -389,7 +397,7 @@ if (threadCounts.some((t) => t > 1)) {
   console.log('  the same single-threaded engine, timed again next to DuckDB at that thread count.');
 }
 console.log(
-  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call vs DuckDB query + every column read into JS arrays.`,
+  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call + every column as an array vs DuckDB query + every column read into JS arrays.`,
 );
 
 const failed = warm.filter((r) => r.error).map((r) => r.id as string);

@@ -1,34 +1,62 @@
-/** A table: named columns of equal length, in order. */
-import { type Column, type ColumnType, columnLength, concatColumns, gather } from './column.js';
+/**
+ * A table: named columns of equal length, in order. A column may be a *view*: rows `index` of a base
+ * column (a stored partition's), gathered into its own array only when a kernel asks for it
+ * (`col`, `columns`). Renderers (JSON, CSV, the grid) read views through their index, so a result
+ * held for paging or export costs its row index, not a copy of every column.
+ */
+import { type Column, type ColumnType, columnLength, concatColumns, gather, gatherParts } from './column.js';
 
 export interface ColumnDef {
   readonly name: string;
   readonly type: ColumnType;
 }
 
+/** A column as held: a column, or rows `index` of `base` (gathered on first use). */
+export interface ColumnEntry {
+  readonly base: Column;
+  readonly index?: Int32Array;
+  gathered?: Column;
+}
+
+const entryColumn = (e: ColumnEntry): Column => (e.index ? (e.gathered ??= gatherParts(e.base.type, [{ column: e.base, rows: e.index }])) : e.base);
+
 export class Table {
   readonly length: number;
   private readonly byName: Map<string, number>;
+  private readonly entries: readonly ColumnEntry[];
 
+  /** `entries`, when given, replace `columns` (views; used by the table's own methods). */
   constructor(
     readonly names: readonly string[],
-    readonly columns: readonly Column[],
+    columns: readonly Column[],
     length?: number,
+    entries?: readonly ColumnEntry[],
   ) {
-    if (names.length !== columns.length) throw new Error('Table: names and columns differ in count');
-    this.length = length ?? (columns[0] ? columnLength(columns[0]) : 0);
-    for (const [i, c] of columns.entries()) {
-      if (columnLength(c) !== this.length) {
-        throw new Error(`Table: column ${names[i]} has ${columnLength(c)} rows, expected ${this.length}`);
+    this.entries = entries ?? columns.map((base) => ({ base }));
+    if (names.length !== this.entries.length) throw new Error('Table: names and columns differ in count');
+    this.length = length ?? (this.entries[0] ? entryLength(this.entries[0]) : 0);
+    for (const [i, e] of this.entries.entries()) {
+      if (entryLength(e) !== this.length) {
+        throw new Error(`Table: column ${names[i]} has ${entryLength(e)} rows, expected ${this.length}`);
       }
     }
     this.byName = new Map(names.map((n, i) => [n, i]));
   }
 
+  /** A table whose columns are rows `index` of `bases` (views: nothing is copied until used). */
+  static view(names: readonly string[], bases: readonly Column[], index: Int32Array): Table {
+    return new Table(names, [], index.length, bases.map((base) => ({ base, index })));
+  }
+
+  /** Every column (views are gathered). */
+  get columns(): readonly Column[] {
+    return this.entries.map(entryColumn);
+  }
+
   /** The column of that name, or undefined. */
   get(name: string): Column | undefined {
     const i = this.byName.get(name);
-    return i === undefined ? undefined : this.columns[i];
+    return i === undefined ? undefined : entryColumn(this.entries[i]!);
   }
 
   /** The column of that name; throws when absent (for names already validated). */
@@ -44,15 +72,34 @@ export class Table {
 
   /** Column definitions (name and type) in order. */
   get defs(): ColumnDef[] {
-    return this.names.map((name, i) => ({ name, type: this.columns[i]!.type }));
+    return this.names.map((name, i) => ({ name, type: this.entries[i]!.base.type }));
   }
 
-  /** Rows `idx` of every column. */
+  /**
+   * One function per column reading row i through `make` (a renderer of a whole column), without
+   * gathering views: a view's row i is row index[i] of its base.
+   */
+  readers<T>(make: (c: Column) => (i: number) => T): Array<(i: number) => T> {
+    return this.entries.map((e) => {
+      if (!e.index || e.gathered) return make(entryColumn(e));
+      const read = make(e.base);
+      const index = e.index;
+      return (i: number) => read(index[i]!);
+    });
+  }
+
+  /** Rows `idx` of every column (views stay views: their indexes are composed). */
   take(idx: Int32Array): Table {
     return new Table(
       this.names,
-      this.columns.map((c) => gather(c, idx)),
+      [],
       idx.length,
+      this.entries.map((e) => {
+        if (!e.index || e.gathered) return { base: gather(entryColumn(e), idx) };
+        const index = new Int32Array(idx.length);
+        for (let i = 0; i < idx.length; i++) index[i] = e.index[idx[i]!]!;
+        return { base: e.base, index };
+      }),
     );
   }
 
@@ -60,18 +107,23 @@ export class Table {
   select(names: readonly string[]): Table {
     return new Table(
       names,
-      names.map((n) => this.col(n)),
+      [],
       this.length,
+      names.map((n) => {
+        const i = this.byName.get(n);
+        if (i === undefined) throw new Error(`Table: no column ${n}`);
+        return this.entries[i]!;
+      }),
     );
   }
 
   /** This table with a column replaced or appended. */
   with(name: string, column: Column): Table {
     const i = this.byName.get(name);
-    if (i === undefined) return new Table([...this.names, name], [...this.columns, column], this.length);
-    const cols = [...this.columns];
-    cols[i] = column;
-    return new Table(this.names, cols, this.length);
+    if (i === undefined) return new Table([...this.names, name], [], this.length, [...this.entries, { base: column }]);
+    const entries = [...this.entries];
+    entries[i] = { base: column };
+    return new Table(this.names, [], this.length, entries);
   }
 
   /** Stacks tables with the same column definitions. */
@@ -86,4 +138,8 @@ export class Table {
       ),
     );
   }
+}
+
+function entryLength(e: ColumnEntry): number {
+  return e.index ? e.index.length : columnLength(e.base);
 }

@@ -64,7 +64,7 @@ export function errorEnvelope(req: RequestInfo, err: TickscopeError): { header: 
 export function writePayloadJson(result: QueryResult, write: (chunk: string) => void, chunkBytes = 1 << 16): void {
   const { table, outputTZ } = result;
   const keys = table.names.map((n) => `${JSON.stringify(n)}:`);
-  const cells = table.columns.map((c) => jsonCells(c, outputTZ));
+  const cells = table.readers((c) => jsonCells(c, outputTZ));
   const ncol = keys.length;
   let buf = '[';
   for (let i = 0; i < table.length; i++) {

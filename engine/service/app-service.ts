@@ -124,7 +124,7 @@ export class AppService {
       throw new TickscopeError('badRequest', `limit: ${JSON.stringify(limit)} is not valid; expected an integer from 0 to 10000`);
     }
     const to = Math.min(r.table.length, from + count);
-    const cells = r.table.columns.map((c) => textCells(c, r.outputTZ));
+    const cells = r.table.readers((c) => textCells(c, r.outputTZ));
     const rows: string[][] = [];
     for (let i = from; i < to; i++) rows.push(cells.map((f) => f(i)));
     return { offset: from, rows };

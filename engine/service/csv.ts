@@ -15,7 +15,7 @@ export function csvField(s: string): string {
 /** A result as CSV text, in chunks of about `chunkBytes` (lazily: rows render as they are read). */
 export function* csvChunks(r: QueryResult, chunkBytes = 1 << 16): Generator<string> {
   const { table, outputTZ } = r;
-  const cells = table.columns.map((c) => textCells(c, outputTZ));
+  const cells = table.readers((c) => textCells(c, outputTZ));
   let buf = `${table.names.map(csvField).join(',')}\n`;
   for (let i = 0; i < table.length; i++) {
     let line = '';

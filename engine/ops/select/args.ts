@@ -89,8 +89,26 @@ export function sliceArg(args: DecodedArgs): [number, number] | undefined {
   return undefined;
 }
 
-/** Gathers the needed columns of the selected rows, partitions concatenated in order. */
+/**
+ * The needed columns of the selected rows, partitions concatenated in order. Rows of one partition
+ * are a view over its columns (a row index, nothing copied until a kernel needs a column); rows of
+ * several are gathered into new columns.
+ */
 export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[]): Table {
+  if (sel.parts.length === 1) {
+    const { source, rows } = sel.parts[0]!;
+    const bases = names.map((name) => source.column(name));
+    // the rows may live in the query's scratch arena: the view keeps its own copy
+    const index = rows.slice();
+    // dictionary parts the rows use are read now, while the query holds its folders
+    for (const c of bases) {
+      if (c.type !== 'symbol' || !c.dict.prefetch) continue;
+      const codes = new Int32Array(index.length);
+      for (let i = 0; i < index.length; i++) codes[i] = c.codes[index[i]!]!;
+      c.dict.prefetch(codes);
+    }
+    return Table.view(names, bases, index);
+  }
   const columns = names.map((name) =>
     gatherParts(
       columnOf(t, name)!.type,

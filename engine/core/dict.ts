@@ -65,42 +65,20 @@ export class Utf8Dict implements Dict {
   decoded = 0;
   private all: string[] | undefined;
   private readonly some = new Map<number, string>();
-  private buffers: { offsets: Int32Array; data: Uint8Array; text: Buffer } | undefined;
+  private readonly text: Buffer;
+  readonly length: number;
 
-  /**
-   * `length` entries whose buffers `load` gives on first use (a stored dictionary is read from disk
-   * only when a query first needs one of its strings).
-   */
   constructor(
-    readonly length: number,
-    private readonly load: () => { offsets: Int32Array; data: Uint8Array },
+    readonly offsets: Int32Array,
+    readonly data: Uint8Array,
     readonly sorted: boolean,
-  ) {}
-
-  /** A dictionary over buffers in memory. */
-  static of(offsets: Int32Array, data: Uint8Array, sorted: boolean): Utf8Dict {
-    const d = new Utf8Dict(offsets.length - 1, () => ({ offsets, data }), sorted);
-    void d.b; // in memory already: count its bytes from the start
-    return d;
-  }
-
-  /** True once the buffers are in memory. */
-  get loaded(): boolean {
-    return this.buffers !== undefined;
-  }
-
-  private get b(): { offsets: Int32Array; data: Uint8Array; text: Buffer } {
-    if (!this.buffers) {
-      const { offsets, data } = this.load();
-      if (offsets.length !== this.length + 1) throw new Error(`dictionary: ${offsets.length - 1} offsets, expected ${this.length}`);
-      this.buffers = { offsets, data, text: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
-    }
-    return this.buffers;
+  ) {
+    this.length = offsets.length - 1;
+    this.text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
 
   get bytes(): number {
-    const held = this.buffers ? this.buffers.offsets.byteLength + this.buffers.data.byteLength : 0;
-    return held + (this.all ? this.length * 16 : this.some.size * 48);
+    return this.offsets.byteLength + this.data.byteLength + (this.all ? this.length * 16 : this.some.size * 48);
   }
 
   get(code: number): string {
@@ -119,7 +97,7 @@ export class Utf8Dict implements Dict {
 
   private decode(code: number): string {
     this.decoded++;
-    const { offsets, data, text } = this.b;
+    const { offsets, data, text } = this;
     const a = offsets[code]!;
     const b = offsets[code + 1]!;
     if (b - a < 24) {
@@ -133,7 +111,7 @@ export class Utf8Dict implements Dict {
 
   /** Compares entry `code` with UTF-8 `probe` bytewise (UTF-8 byte order is code-point order). */
   compareBytes(code: number, probe: Uint8Array): number {
-    const { offsets, data } = this.b;
+    const { offsets, data } = this;
     const a = offsets[code]!;
     const len = offsets[code + 1]! - a;
     const n = Math.min(len, probe.length);

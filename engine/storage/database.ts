@@ -105,6 +105,7 @@ export class ColumnCache {
   /** Marks the start of a query: entries it touches stay until the next one starts. */
   beginQuery(): void {
     this.query++;
+    this.evict(); // entries grow as later queries read more of them: checked once per query
   }
 
   /** Bytes held by every entry. */
@@ -119,9 +120,10 @@ export class ColumnCache {
     if (hit) {
       this.entries.delete(key);
       hit.query = this.query;
-    } else {
-      hit = { value: load(), query: this.query };
+      this.entries.set(key, hit);
+      return hit.value as T;
     }
+    hit = { value: load(), query: this.query };
     this.entries.set(key, hit);
     this.evict();
     return hit.value as T;

@@ -256,7 +256,7 @@ export class StoredColumn {
           ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
           : (() => {
               const offsets = readShared(this.path('.dict.offsets.i32'));
-              return Utf8Dict.of(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
+              return new Utf8Dict(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
             })();
         this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared(n * 4), 0, n), dict };

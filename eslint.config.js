@@ -45,4 +45,9 @@ export default tseslint.config(
     files: ['scripts/**/*.mjs', 'bin/*.js'],
     languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly' } },
   },
+  {
+    files: ['bin/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { console: 'readonly', process: 'readonly', require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

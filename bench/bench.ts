@@ -215,19 +215,19 @@ function runCold(data: BenchData, ctx: CaseContext): ColdResult {
   const oursArg = { db: data.dir, ctx };
   const duckArg = (threads: number) => ({ file: data.duckFile, threads, ctx });
   // throwaway runs: page cache warm, binaries loaded
-  child('cold-empty.js', undefined);
-  const first = child<{ rows: number }>('cold-ours.js', oursArg);
+  child('cold-empty.cjs', undefined);
+  const first = child<{ rows: number }>('cold-ours.cjs', oursArg);
   for (const t of threadCounts) {
-    const r = child<{ rows: number }>('cold-duck.js', duckArg(t));
+    const r = child<{ rows: number }>('cold-duck.cjs', duckArg(t));
     if (r.rows !== first.rows) throw new Error(`cold: Tickscope returned ${first.rows} rows, DuckDB ${r.rows}`);
   }
   const empty: number[] = [];
   const ours: number[] = [];
   const duck: Record<number, number[]> = Object.fromEntries(threadCounts.map((t) => [t, []]));
   for (let i = 0; i < runs; i++) {
-    empty.push(child<{ ms: number }>('cold-empty.js', undefined).ms);
-    ours.push(child<{ ms: number }>('cold-ours.js', oursArg).ms);
-    for (const t of threadCounts) duck[t]!.push(child<{ ms: number }>('cold-duck.js', duckArg(t)).ms);
+    empty.push(child<{ ms: number }>('cold-empty.cjs', undefined).ms);
+    ours.push(child<{ ms: number }>('cold-ours.cjs', oursArg).ms);
+    for (const t of threadCounts) duck[t]!.push(child<{ ms: number }>('cold-duck.cjs', duckArg(t)).ms);
   }
   const nodeStartMs = median(empty);
   const oursMs = median(ours) - nodeStartMs;
@@ -269,7 +269,7 @@ interface MemoryResult extends MemoryChild {
 }
 
 function runMemory(data: BenchData, date: string): MemoryResult {
-  const r = child<MemoryChild>('memory.js', { db: data.dir, date }, ['--expose-gc']);
+  const r = child<MemoryChild>('memory.cjs', { db: data.dir, date }, ['--expose-gc']);
   const growth = r.held.rss - r.before.rss;
   const repeatRss = r.repeats.map((u) => u.rss);
   const drift = Math.max(...repeatRss.map((x) => Math.abs(x - r.held.rss) / r.held.rss));

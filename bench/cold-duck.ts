@@ -8,12 +8,16 @@ import type { CaseContext } from './case-query.js';
 import { tickQueries } from './cases-ticks.js';
 import { duckQuery } from './duck-read.js';
 
-const input = JSON.parse(process.argv[2]!) as { file: string; threads: number; ctx: CaseContext };
-const q = tickQueries(input.ctx)['ticks-1i-1h'];
-const instance = await DuckDBInstance.create(input.file, { access_mode: 'READ_ONLY', threads: String(input.threads) });
-const conn = await instance.connect();
-const result = await duckQuery(conn, q.sql);
-const ms = performance.now();
-process.stdout.write(`${JSON.stringify({ ms, rows: result.rows })}\n`);
-conn.closeSync();
-instance.closeSync();
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2]!) as { file: string; threads: number; ctx: CaseContext };
+  const q = tickQueries(input.ctx)['ticks-1i-1h'];
+  const instance = await DuckDBInstance.create(input.file, { access_mode: 'READ_ONLY', threads: String(input.threads) });
+  const conn = await instance.connect();
+  const result = await duckQuery(conn, q.sql);
+  const ms = performance.now();
+  process.stdout.write(`${JSON.stringify({ ms, rows: result.rows })}\n`);
+  conn.closeSync();
+  instance.closeSync();
+}
+
+void main();

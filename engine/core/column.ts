@@ -255,23 +255,106 @@ export function gather(c: Column, idx: Int32Array): Column {
   }
 }
 
-/** True when `rows` is mostly long runs of consecutive row numbers (worth copying as blocks). */
-function mostlyRuns(rows: Int32Array): boolean {
+const runsCache = new WeakMap<Int32Array, Int32Array | null>();
+
+/**
+ * `rows` as runs of consecutive row numbers (pairs: first row, length) when they are mostly long runs
+ * (worth copying as blocks), else null. Computed once per row array: every column of a view shares it.
+ */
+export function rowRuns(rows: Int32Array): Int32Array | null {
+  let runs = runsCache.get(rows);
+  if (runs !== undefined) return runs;
   let breaks = 0;
   for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[i - 1]! + 1) breaks++;
-  return breaks * 16 < rows.length;
-}
-
-/** Copies `rows` of `src` (each `width` elements) to `out` at `at`, run by run. */
-function copyRuns<T extends Float64Array | Int32Array>(out: T, src: T, rows: Int32Array, at: number, width: number): void {
-  let start = 0;
-  for (let i = 1; i <= rows.length; i++) {
-    if (i === rows.length || rows[i] !== rows[i - 1]! + 1) {
-      const first = rows[start]!;
-      out.set(src.subarray(first * width, (first + i - start) * width), (at + start) * width);
-      start = i;
+  runs = null;
+  if (breaks * 16 < rows.length) {
+    runs = new Int32Array(2 * (breaks + 1));
+    let start = 0;
+    for (let i = 1, k = 0; i <= rows.length; i++) {
+      if (i === rows.length || rows[i] !== rows[i - 1]! + 1) {
+        runs[k++] = rows[start]!;
+        runs[k++] = i - start;
+        start = i;
+      }
     }
   }
+  runsCache.set(rows, runs);
+  return runs;
+}
+
+/** Copies the rows of `runs` of `src` (each `width` elements) to `out` at `at`, run by run. */
+function copyRuns<T extends Float64Array | Int32Array | Uint8Array>(out: T, src: T, runs: Int32Array, at: number, width: number): void {
+  let o = at * width;
+  for (let k = 0; k < runs.length; k += 2) {
+    const first = runs[k]! * width;
+    const len = runs[k + 1]! * width;
+    out.set(src.subarray(first, first + len), o);
+    o += len;
+  }
+}
+
+/** The codes of `rows` of a symbol column, into `out` at `at`. */
+function gatherCodes(out: Int32Array, codes: Int32Array, rows: Int32Array, at: number): void {
+  const runs = rowRuns(rows);
+  if (runs) copyRuns(out, codes, runs, at, 1);
+  else for (let i = 0; i < rows.length; i++) out[at + i] = codes[rows[i]!]!;
+}
+
+/** The codes of `rows` of a symbol column, in a new array. */
+export function codesAt(c: SymbolColumn, rows: Int32Array): Int32Array {
+  const out = new Int32Array(rows.length);
+  gatherCodes(out, c.codes, rows, 0);
+  return out;
+}
+
+/**
+ * Renumbers codes[from, to) to the entries they use, in first-use order, adding `base`; returns the
+ * entries used. Codes within a narrow span (nearly unique values stored in first-use order, as a
+ * narrow query's execution IDs) renumber through a table of that span, others through a map.
+ */
+function pickCodes(codes: Int32Array, from: number, to: number, base: number, dictLength: number): Int32Array {
+  let min = dictLength;
+  let max = -1;
+  let ascending = true;
+  for (let i = from; i < to; i++) {
+    const c = codes[i]!;
+    if (c < min) min = c;
+    if (c > max) max = c;
+    if (i > from && c !== codes[i - 1]! + 1) ascending = false;
+  }
+  const n = to - from;
+  if (n === 0) return new Int32Array(0);
+  if (ascending) {
+    // consecutive entries: the picks are the codes themselves
+    const picks = codes.slice(from, to);
+    for (let i = from; i < to; i++) codes[i] = base + i - from;
+    return picks;
+  }
+  const picks: number[] = [];
+  if (max - min < 8 * n) {
+    const remap = new Int32Array(max - min + 1).fill(-1);
+    for (let i = from; i < to; i++) {
+      const k = codes[i]! - min;
+      let m = remap[k]!;
+      if (m < 0) {
+        m = remap[k] = picks.length;
+        picks.push(codes[i]!);
+      }
+      codes[i] = m + base;
+    }
+  } else {
+    const remap = new Map<number, number>();
+    for (let i = from; i < to; i++) {
+      const code = codes[i]!;
+      let m = remap.get(code);
+      if (m === undefined) {
+        remap.set(code, (m = picks.length));
+        picks.push(code);
+      }
+      codes[i] = m + base;
+    }
+  }
+  return Int32Array.from(picks);
 }
 
 /**
@@ -279,7 +362,7 @@ function copyRuns<T extends Float64Array | Int32Array>(out: T, src: T, rows: Int
  * read in storage order come as long runs of consecutive rows, which are copied as blocks.
  */
 export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
-  if (parts.length === 1 && type !== 'symbol' && !mostlyRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
+  if (parts.length === 1 && type !== 'symbol' && !rowRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
   switch (type) {
     case 'float': {
@@ -287,7 +370,8 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const src = (column as FloatColumn).data;
-        if (mostlyRuns(rows)) copyRuns(out, src, rows, o, 1);
+        const runs = rowRuns(rows);
+        if (runs) copyRuns(out, src, runs, o, 1);
         else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
         o += rows.length;
       }
@@ -301,7 +385,8 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const s = int32Pairs((column as Int64Column).data);
-        if (mostlyRuns(rows)) copyRuns(w, s, rows, o, 2);
+        const runs = rowRuns(rows);
+        if (runs) copyRuns(w, s, runs, o, 2);
         else {
           for (let i = 0, k = 2 * o; i < rows.length; i++, k += 2) {
             const j = rows[i]! * 2;
@@ -313,6 +398,20 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       }
       return { type, data: out };
     }
+    case 'date':
+    case 'int':
+    case 'boolean': {
+      const out = type === 'boolean' ? new Uint8Array(n) : new Int32Array(n);
+      let o = 0;
+      for (const { column, rows } of parts) {
+        const src = (column as Int32Column | BooleanColumn).data;
+        const runs = rowRuns(rows);
+        if (runs) copyRuns(out, src, runs, o, 1);
+        else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
+        o += rows.length;
+      }
+      return type === 'boolean' ? { type, data: out as Uint8Array } : { type, data: out as Int32Array };
+    }
     case 'symbol': {
       // Each part keeps only the dictionary entries its rows use when its dictionary is the larger
       // (unique values such as execution IDs), as a pick over it; a small dictionary is appended
@@ -323,40 +422,18 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
       let o = 0;
       for (const { column, rows } of parts) {
         const c = column as SymbolColumn;
+        gatherCodes(codes, c.codes, rows, o);
         if (c.dict.length <= rows.length) {
           c.dict.prefetch?.();
-          for (let i = 0; i < rows.length; i++) codes[o++] = c.codes[rows[i]!]! + base;
+          if (base !== 0) for (let i = o; i < o + rows.length; i++) codes[i] = codes[i]! + base;
           dicts.push(c.dict);
           base += c.dict.length;
         } else {
-          const picks: number[] = [];
-          if (c.dict.length > 8 * rows.length) {
-            // a few rows of a huge dictionary (a narrow query's execution IDs): a map, not a table of it
-            const remap = new Map<number, number>();
-            for (let i = 0; i < rows.length; i++) {
-              const code = c.codes[rows[i]!]!;
-              let m = remap.get(code);
-              if (m === undefined) {
-                remap.set(code, (m = picks.length));
-                picks.push(code);
-              }
-              codes[o++] = m + base;
-            }
-          } else {
-            const remap = new Int32Array(c.dict.length).fill(-1);
-            for (let i = 0; i < rows.length; i++) {
-              const code = c.codes[rows[i]!]!;
-              let m = remap[code]!;
-              if (m < 0) {
-                m = remap[code] = picks.length;
-                picks.push(code);
-              }
-              codes[o++] = m + base;
-            }
-          }
-          dicts.push(new PickDict(c.dict, Int32Array.from(picks)));
+          const picks = pickCodes(codes, o, o + rows.length, base, c.dict.length);
+          dicts.push(new PickDict(c.dict, picks));
           base += picks.length;
         }
+        o += rows.length;
       }
       return { type, codes, dict: concatDicts(dicts) };
     }

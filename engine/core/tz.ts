@@ -4,17 +4,41 @@
  * the earlier instant. Rendering uses cached offset segments so a result of a million rows asks
  * Temporal only once per DST period.
  */
-import { Temporal } from 'temporal-polyfill';
+import { createRequire } from 'node:module';
+import type { Temporal as TemporalApi } from 'temporal-polyfill';
 import { type LocalDateTime, localAsUtcNs, NEG_INF_TS, POS_INF_TS } from './time.js';
 
-const validity = new Map<string, boolean>();
+/**
+ * The polyfill's module, relative to the built bundle: scripts/build.mjs bundles it into one file,
+ * dist/vendor/temporal.js, and defines this name. Run from source (tests), the package itself.
+ */
+declare const TICKSCOPE_TEMPORAL_MODULE: string | undefined;
+
+let temporalApi: typeof TemporalApi | undefined;
+
+/**
+ * Temporal, loaded on first use: a query whose zones are all UTC (the default) never loads it, which
+ * keeps its parsing and set-up (~10 ms) out of every cold start.
+ */
+function temporal(): typeof TemporalApi {
+  if (!temporalApi) {
+    const specifier = typeof TICKSCOPE_TEMPORAL_MODULE === 'string' ? TICKSCOPE_TEMPORAL_MODULE : 'temporal-polyfill';
+    temporalApi = (createRequire(import.meta.url)(specifier) as { Temporal: typeof TemporalApi }).Temporal;
+  }
+  return temporalApi;
+}
+
+const validity = new Map<string, boolean>([
+  ['UTC', true],
+  ['Etc/UTC', true],
+]);
 
 /** True when the zone name is one the platform knows (IANA names, `UTC`). */
 export function isKnownZone(zone: string): boolean {
   let known = validity.get(zone);
   if (known === undefined) {
     try {
-      Temporal.ZonedDateTime.from({ timeZone: zone, year: 2000, month: 1, day: 1 });
+      temporal().ZonedDateTime.from({ timeZone: zone, year: 2000, month: 1, day: 1 });
       known = zone.length > 0;
     } catch {
       known = false;
@@ -32,7 +56,7 @@ export function localToInstant(local: LocalDateTime, zone: string): bigint {
   const ns = local.nsOfDay;
   const second = Math.floor(ns / 1e9);
   const frac = ns - second * 1e9;
-  const pdt = new Temporal.PlainDateTime(
+  const pdt = new (temporal().PlainDateTime)(
     local.y,
     local.m,
     local.d,
@@ -85,7 +109,7 @@ export class ZoneOffsets {
   }
 
   private segmentAt(ns: bigint): Segment {
-    const zdt = Temporal.Instant.fromEpochNanoseconds(ns).toZonedDateTimeISO(this.zone);
+    const zdt = temporal().Instant.fromEpochNanoseconds(ns).toZonedDateTimeISO(this.zone);
     const prev = zdt.getTimeZoneTransition('previous');
     const next = zdt.getTimeZoneTransition('next');
     return {

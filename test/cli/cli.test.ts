@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csv, tempDir } from '../helpers/db.js';
 
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
 
 function tickscope(args: string[], input?: string): { code: number; out: string; err: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { input, maxBuffer: 1 << 28, encoding: 'utf8' });

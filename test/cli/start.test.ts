@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findElectron } from '../../bin/start.js';
 import { csv, makeDb } from '../helpers/db.js';
 
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
 const electron = findElectron();
 
 describe('tickscope start', () => {

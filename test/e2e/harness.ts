@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-export const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+export const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
 export const ARTIFACTS = join(process.cwd(), 'test-results');
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 

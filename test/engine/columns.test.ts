@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
-import { concatColumns, floats, sliceColumn, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
+import { type Column, concatColumns, floats, gatherParts, rowRuns, sliceColumn, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
 import { dictStrings } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { sortTable } from '../../engine/ops/sort.js';
@@ -48,5 +48,50 @@ describe('integer columns read as numbers', () => {
     expect([...once]).toEqual([-5, 7]);
     expect(floats(sliceColumn(l, 2, 4))).toBe(once);
     expect([...floats(sliceColumn(l, 1, 3))]).toEqual([NaN, -5]);
+  });
+});
+
+describe('gathering rows of several parts', () => {
+  // Every path: rows as long runs (block copies), scattered rows, and for symbols a small dictionary
+  // appended whole, a huge one picked through consecutive codes, a narrow span and a wide one.
+  const n = 4000;
+  const longs = columnFromValues('long', Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i * 1_000_003 - 2 ** 40)));
+  const prices = columnFromValues('float', Array.from({ length: n }, (_, i) => (i % 11 === 0 ? null : i / 8)));
+  const ints = columnFromValues('int', Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : i - 100)));
+  const small = sym(Array.from({ length: n }, (_, i) => ['A', 'B', '', 'C'][i % 4]!));
+  // unique values in first-use order: codes ascend with the row
+  const unique = sym(Array.from({ length: n }, (_, i) => `id${i}`));
+  // unique values, shuffled within blocks of 16 rows (a narrow span of codes, not ascending)
+  const shuffled = sym(Array.from({ length: n }, (_, i) => `s${(i & ~15) + ((i * 7) & 15)}`));
+  const runs = Int32Array.from([...Array.from({ length: 300 }, (_, i) => 1000 + i), ...Array.from({ length: 200 }, (_, i) => 3000 + i)]);
+  const scattered = Int32Array.from({ length: 150 }, (_, i) => (i * 2654435761) % n >>> 0);
+  const shortRuns = Int32Array.from({ length: 40 }, (_, i) => 2000 + i);
+
+  const cells = (c: Column, rows: Int32Array): unknown[] =>
+    [...rows].map((r) => (c.type === 'symbol' ? c.dict.get(c.codes[r]!) : c.type === 'long' ? c.data[r] : (c as { data: ArrayLike<number> }).data[r]));
+  const cellsOf = (c: Column): unknown[] => cells(c, Int32Array.from({ length: c.type === 'symbol' ? c.codes.length : (c as { data: ArrayLike<unknown> }).data.length }, (_, i) => i));
+
+  it('finds runs only where rows are mostly consecutive, once per row array', () => {
+    expect([...rowRuns(runs)!]).toEqual([1000, 300, 3000, 200]);
+    expect(rowRuns(scattered)).toBeNull();
+    expect(rowRuns(runs)).toBe(rowRuns(runs));
+  });
+
+  for (const [name, col] of Object.entries({ longs, prices, ints, small, unique, shuffled })) {
+    it(`gives the same cells as row by row reading: ${name}`, () => {
+      for (const parts of [[runs], [scattered], [runs, scattered, shortRuns], [shortRuns, runs]]) {
+        const got = gatherParts(col.type, parts.map((rows) => ({ column: col, rows })));
+        expect(cellsOf(got)).toEqual(parts.flatMap((rows) => cells(col, rows)));
+      }
+    });
+  }
+
+  it('keeps only the entries a few rows of a huge dictionary use', () => {
+    const got = gatherParts('symbol', [{ column: unique, rows: shortRuns }]) as SymbolColumn;
+    expect(got.dict.length).toBe(shortRuns.length);
+    const wide = Int32Array.from([5, 3999, 17, 5]);
+    const picked = gatherParts('symbol', [{ column: unique, rows: wide }]) as SymbolColumn;
+    expect(strings(picked)).toEqual(['id5', 'id3999', 'id17', 'id5']);
+    expect(picked.dict.length).toBe(3);
   });
 });

@@ -16,7 +16,7 @@ import { Database } from '../../engine/storage/database.js';
 import { csv, tempDir } from '../helpers/db.js';
 
 const DAY_NS = 19_788n * 86_400_000_000_000n; // 2024-03-06
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
 let workerFile = '';
 
 beforeAll(async () => {

@@ -21,7 +21,7 @@ import { migrateDatabase } from '../../engine/storage/migrate.js';
 import { tempDir } from '../helpers/db.js';
 import { writeV1Copy } from '../helpers/v1-writer.js';
 
-const CLI = join(process.cwd(), 'bin', 'tickscope.js');
+const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
 
 /** Every cell of a table as the JSON payload renders it. */
 function cells(t: Table): string[][] {

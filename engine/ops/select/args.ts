@@ -2,7 +2,7 @@
  * Arguments getTicks and getStats share (SPEC 4, 5): each checked with an error naming it, turned into
  * what the row selection needs.
  */
-import { gatherParts } from '../../core/column.js';
+import { codesAt, gatherParts } from '../../core/column.js';
 import { argError, TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import { formatTimespan } from '../../core/time.js';
@@ -103,9 +103,7 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
     // dictionary parts the rows use are read now, while the query holds its folders
     for (const c of bases) {
       if (c.type !== 'symbol' || !c.dict.prefetch) continue;
-      const codes = new Int32Array(index.length);
-      for (let i = 0; i < index.length; i++) codes[i] = c.codes[index[i]!]!;
-      c.dict.prefetch(codes);
+      c.dict.prefetch(codesAt(c, index));
     }
     return Table.view(names, bases, index);
   }

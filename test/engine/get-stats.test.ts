@@ -142,6 +142,25 @@ describe('getStats agg', () => {
     expect(row).toEqual({ instrumentID: 'AAPL', p: null, n: 0, s: 0, a: null, m: null });
   });
 
+  it('takes the vector conditional ? and the null literals 0n and 0N', () => {
+    const [aapl, msft] = stats({
+      ...DAY,
+      agg: {
+        // volume where the price is above 11, else null: AAPL 200 (12) + 100 (15); MSFT all three
+        bigVol: ['sum', ['?', ['>', 'price', 11], 'volume', '0N']],
+        // mean price of rows with volume >= 200 (a null volume's row is not one of them): AAPL 12; MSFT none
+        avgBig: ['avg', ['?', ['>=', 'volume', 200], 'price', '0n']],
+        // a per-group condition broadcast to rows: count of rows when the max price passes 100
+        rowsIfDear: ['sum', ['?', ['>', ['max', 'price'], 100], 1, 0]],
+        // divide only where the divisor is positive
+        safeRatio: ['avg', ['?', ['>', 'volume', 150], ['%', 'price', 'volume'], '0n']],
+        nullLong: ['first', ['?', 0, 'volume', '0N']],
+      },
+    });
+    expect(aapl).toEqual({ instrumentID: 'AAPL', bigVol: 300, avgBig: 12, rowsIfDear: 0, safeRatio: 12 / 200, nullLong: null });
+    expect(msft).toEqual({ instrumentID: 'MSFT', bigVol: 60, avgBig: null, rowsIfDear: 3, safeRatio: null, nullLong: null });
+  });
+
   it('names a tree that does not reduce, an unknown operator or column, and a wrong arity', () => {
     expect(errorOf({ agg: { x: ['deltas', 'price'] } }).message).toBe(
       'agg: ["deltas","price"] does not reduce to one value per group; expected a tree ending in an aggregate, such as ["last", ...] or ["sum", ...]',

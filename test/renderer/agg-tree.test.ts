@@ -24,8 +24,8 @@ describe('operators', () => {
 });
 
 describe('tree arguments', () => {
-  it('are columns, numbers, the row index or trees', () => {
-    expect(['price', '2', '-0.5', '1e6', 'i', ['max', 'price'], ''].map((a) => argKind(a))).toEqual(['column', 'number', 'number', 'number', 'index', 'tree', 'column']);
+  it('are columns, numbers, nulls, the row index or trees', () => {
+    expect(['price', '2', '-0.5', '1e6', '0n', '0N', 'i', ['max', 'price'], ''].map((a) => argKind(a))).toEqual(['column', 'number', 'number', 'number', 'null', 'null', 'index', 'tree', 'column']);
   });
 
   it('read from JSON with numbers as REST strings; anything else is not a tree', () => {
@@ -48,6 +48,8 @@ describe('local checks', () => {
       ['max', 'eventTimestamp'],
       ['first', 'instrumentID'],
       ['-', ['last', 'eventTimestamp'], ['first', 'eventTimestamp']],
+      ['avg', ['?', ['>', 'volume', '0'], ['%', 'price', 'volume'], '0n']],
+      ['sum', ['?', ['>', 'price', '1'], 'volume', '0N']],
     ];
     for (const t of good) expect(issues(t), JSON.stringify(t)).toEqual([]);
   });

@@ -79,8 +79,13 @@ const BINARY: Record<string, (x: number, y: number) => number> = {
   '>=': (x, y) => (x >= y ? 1 : 0),
 };
 
-function resultType(op: ElementwiseOp, a: string, b?: string): ColumnType {
+function resultType(op: ElementwiseOp, a: string, b?: string, c?: string): ColumnType {
   if (['=', '<>', '<', '>', '<=', '>='].includes(op)) return 'boolean';
+  if (op === '?') {
+    // the two branches decide: integral when both are (a boolean condition does not count)
+    if (b === c && b !== undefined) return b as ColumnType;
+    return INTEGRAL.has(b!) && INTEGRAL.has(c!) ? 'long' : 'float';
+  }
   if (op === 'floor' || op === 'ceiling' || op === 'signum') return 'long';
   const integral = INTEGRAL.has(a) && (b === undefined || INTEGRAL.has(b));
   if (integral && ['+', '-', '*', 'neg', 'abs', '&', '|'].includes(op)) return 'long';
@@ -120,10 +125,16 @@ function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail:
   for (const v of vals) if (v.t !== 'num') fail(`applies ${op} to a ${v.type} value`, `numbers for ${op}`);
   const nums = vals as ReadonlyArray<NumVec | { lvl: 'scalar'; v: number; type: 'float' }>;
   const get = (v: (typeof nums)[number]): ((i: number) => number) => (v.lvl === 'scalar' ? () => v.v : (i) => v.d[i]!);
-  const type = resultType(op, nums[0]!.type, nums[1]?.type);
+  const type = resultType(op, nums[0]!.type, nums[1]?.type, nums[2]?.type);
   const n = level === 'scalar' ? 1 : len;
   const d = new Float64Array(n);
-  if (nums.length === 1) {
+  if (nums.length === 3) {
+    const [c, x, y] = nums.map(get) as [(i: number) => number, (i: number) => number, (i: number) => number];
+    for (let i = 0; i < n; i++) {
+      const cond = c(i);
+      d[i] = cond === cond && cond !== 0 ? x(i) : y(i);
+    }
+  } else if (nums.length === 1) {
     const fn = UNARY[op]!;
     const x = get(nums[0]!);
     for (let i = 0; i < n; i++) d[i] = fn(x(i));
@@ -133,7 +144,7 @@ function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail:
     const y = get(nums[1]!);
     for (let i = 0; i < n; i++) d[i] = fn(x(i), y(i));
   }
-  if (level === 'scalar') return { lvl: 'scalar', t: 'num', v: d[0]!, type: 'float' };
+  if (level === 'scalar') return { lvl: 'scalar', t: 'num', v: d[0]!, type: type === 'long' ? 'long' : 'float' };
   return { lvl: level, t: 'num', d, type };
 }
 
@@ -214,7 +225,7 @@ function evalRow(n: Node, f: Frame, ctx: Ctx): Vec {
       return v;
     }
     case 'lit':
-      return { lvl: 'scalar', t: 'num', v: n.value, type: 'float' };
+      return { lvl: 'scalar', t: 'num', v: n.value, type: n.type };
     case 'index':
       return { lvl: 'row', t: 'num', d: Float64Array.from({ length: f.n }, (_, e) => (f.rows ? f.rows[e]! : e)), type: 'long' };
     case 'agg':
@@ -233,7 +244,7 @@ function evalCell(n: Node, ctx: Ctx): Vec {
   const cached = ctx.cells.get(n);
   if (cached) return cached;
   let v: Vec;
-  if (n.k === 'lit') v = { lvl: 'scalar', t: 'num', v: n.value, type: 'float' };
+  if (n.k === 'lit') v = { lvl: 'scalar', t: 'num', v: n.value, type: n.type };
   else if (n.k === 'agg') {
     const k = kernel(n.op, ctx.frames[0]!, ctx.fail, (i) => describe(n.args[i]!));
     for (const f of ctx.frames) k.add(n.args.map((a) => evalRow(a, f, ctx)), f);

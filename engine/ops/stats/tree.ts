@@ -1,6 +1,7 @@
 /**
  * Parse trees of getStats (SPEC 5.1): `[op, arg, ...]` where an arg is a column name, a numeric
- * literal (REST: a numeric string), `i` (the row index) or another tree. This file knows the operators
+ * literal (REST: a numeric string), a null literal (`"0n"` float, `"0N"` long), `i` (the row index)
+ * or another tree. This file knows the operators
  * and checks a tree against a table's columns before anything runs.
  */
 import { argError } from '../../core/errors.js';
@@ -14,7 +15,11 @@ export const AGGREGATES = {
 export const ELEMENTWISE = {
   '+': 2, '-': 2, '*': 2, '%': 2, '/': 2, '=': 2, '<>': 2, '<': 2, '>': 2, '<=': 2, '>=': 2, '&': 2, '|': 2,
   neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, floor: 1, ceiling: 1, signum: 1,
+  // the vector conditional, q's ?[c;x;y]: x where c is true (non-zero, non-null), else y
+  '?': 3,
 } as const;
+/** Null literals: q's float null and long null. */
+export const NULL_LITERALS: Readonly<Record<string, 'float' | 'long'>> = { '0n': 'float', '0N': 'long' };
 /** Operators that depend on the order of a group's rows (uniform: one value per row). */
 export const ORDERED = { prev: 1, next: 1, deltas: 1, ratios: 1, sums: 1, fills: 1 } as const;
 /** `distinct` keeps each value once per group; only `count`, `sum`, `avg`... of it reduce. */
@@ -27,7 +32,7 @@ export type OrderedOp = keyof typeof ORDERED;
 /** A checked tree: column references, literals, the row index, and operator nodes. */
 export type Node =
   | { readonly k: 'col'; readonly name: string }
-  | { readonly k: 'lit'; readonly value: number }
+  | { readonly k: 'lit'; readonly value: number; readonly type: 'float' | 'long' }
   | { readonly k: 'index' }
   | { readonly k: 'agg'; readonly op: AggregateOp; readonly args: readonly Node[] }
   | { readonly k: 'elem'; readonly op: ElementwiseOp; readonly args: readonly Node[] }
@@ -41,12 +46,14 @@ export function checkTree(tree: unknown, columns: ReadonlySet<string>, arg: stri
   const fail = (problem: string, expected: string): never => {
     throw argError('badValue', arg, whole, problem, expected);
   };
-  if (typeof tree === 'number') return Number.isFinite(tree) ? { k: 'lit', value: tree } : fail(`has the literal ${tree}`, 'a finite number');
+  if (typeof tree === 'number') return Number.isFinite(tree) ? { k: 'lit', value: tree, type: 'float' } : fail(`has the literal ${tree}`, 'a finite number');
   if (typeof tree === 'string') {
     if (tree === 'i') return { k: 'index' };
     if (columns.has(tree)) return { k: 'col', name: tree };
-    if (tree.trim() !== '' && !Number.isNaN(Number(tree))) return { k: 'lit', value: Number(tree) };
-    return fail(`names ${JSON.stringify(tree)}, which is not a column`, `a column (${[...columns].join(', ')}), a number, i, or a tree`);
+    const nullType = NULL_LITERALS[tree];
+    if (nullType) return { k: 'lit', value: NaN, type: nullType };
+    if (tree.trim() !== '' && !Number.isNaN(Number(tree))) return { k: 'lit', value: Number(tree), type: 'float' };
+    return fail(`names ${JSON.stringify(tree)}, which is not a column`, `a column (${[...columns].join(', ')}), a number, "0n" or "0N" (nulls), i, or a tree`);
   }
   if (!Array.isArray(tree) || tree.length === 0 || typeof tree[0] !== 'string') {
     return fail(`has ${JSON.stringify(tree)}, which is not a tree`, '[operator, argument, ...] such as ["max","price"]');

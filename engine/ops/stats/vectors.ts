@@ -14,7 +14,7 @@ export type Vec =
   | { readonly lvl: Level; readonly t: 'num'; readonly d: Float64Array; readonly type: ColumnType }
   | { readonly lvl: Level; readonly t: 'ts'; readonly d: BigInt64Array; readonly type: 'timestamp' | 'timespan' }
   | { readonly lvl: Level; readonly t: 'sym'; readonly codes: Int32Array; readonly dict: Dict; readonly type: 'symbol' | 'string' }
-  | { readonly lvl: 'scalar'; readonly t: 'num'; readonly v: number; readonly type: 'float' };
+  | { readonly lvl: 'scalar'; readonly t: 'num'; readonly v: number; readonly type: 'float' | 'long' };
 
 export type NumVec = Extract<Vec, { t: 'num'; lvl: Level }>;
 export type TsVec = Extract<Vec, { t: 'ts' }>;
@@ -98,7 +98,7 @@ export function columnVec(c: Column, rows: Int32Array | undefined): Vec {
 
 /** A cell-level value as a result column of its type. */
 export function vecToColumn(v: Vec, cells: number): Column {
-  if (v.lvl === 'scalar') return { type: 'float', data: new Float64Array(cells).fill(v.v) };
+  if (v.lvl === 'scalar') return v.type === 'long' ? { type: 'long', data: longsFrom(new Float64Array(cells).fill(v.v)) } : { type: 'float', data: new Float64Array(cells).fill(v.v) };
   switch (v.t) {
     case 'num':
       switch (v.type) {

@@ -57,6 +57,7 @@ export const OPS: readonly OpInfo[] = [
   bin('>=', 'at least (1 or 0)'),
   bin('&', 'lesser of the two'),
   bin('|', 'greater of the two'),
+  { op: '?', arity: 3, family: 'elementwise', title: 'vector conditional, q’s ?[c;x;y]: then where the condition is true (non-zero, not null), else otherwise', argNames: ['condition', 'then', 'else'] },
   ord('prev', 'previous row’s value'),
   ord('next', 'next row’s value'),
   ord('deltas', 'difference from the previous row'),

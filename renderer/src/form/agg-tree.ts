@@ -1,6 +1,7 @@
 /**
  * Parse trees as the agg builder holds them: exactly their REST JSON (SPEC 5.1), `[op, arg, ...]`
- * where an arg is a column name, a numeric string ("2"), "i" (the row index) or another tree. The
+ * where an arg is a column name, a numeric string ("2"), a null literal ("0n" float, "0N" long), "i"
+ * (the row index) or another tree. The
  * local checks mirror the engine's (unknown operator, arity, columns, a tree that does not reduce to
  * one value per group) so mistakes show where they are typed; the engine stays the judge.
  */
@@ -9,8 +10,15 @@ import { isOp, opInfo } from './agg-ops';
 export type TreeArg = string | Tree;
 export type Tree = readonly TreeArg[];
 
-/** What an argument is: a column, a numeric literal, the row index or a nested tree. */
-export type ArgKind = 'column' | 'number' | 'index' | 'tree';
+/** What an argument is: a column, a numeric literal, a null literal, the row index or a nested tree. */
+export type ArgKind = 'column' | 'number' | 'null' | 'index' | 'tree';
+
+/** The null literals of SPEC 5.1 and what each is. */
+export const NULL_LITERALS: ReadonlyArray<{ readonly value: string; readonly label: string }> = [
+  { value: '0n', label: '0n (float null)' },
+  { value: '0N', label: '0N (long null)' },
+];
+const isNullLiteral = (s: string): boolean => s === '0n' || s === '0N';
 
 const NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
@@ -21,6 +29,7 @@ export const isNumberText = (s: string): boolean => NUMBER.test(s);
 export function argKind(a: TreeArg): ArgKind {
   if (Array.isArray(a)) return 'tree';
   if (a === 'i') return 'index';
+  if (isNullLiteral(a as string)) return 'null';
   return isNumberText(a as string) ? 'number' : 'column';
 }
 
@@ -61,7 +70,7 @@ function walk(a: TreeArg, path: number[], s: TreeSchema, out: TreeIssue[]): Leve
   if (!Array.isArray(a)) {
     const t = a as string;
     if (t.trim() === '') out.push({ path, text: 'choose a column, a number or i' });
-    else if (argKind(t) === 'number') return 'scalar';
+    else if (argKind(t) === 'number' || argKind(t) === 'null') return 'scalar';
     else if (t !== 'i' && s.columns.size > 0 && !s.columns.has(t)) out.push({ path, text: `${s.table ?? 'the table'} has no column ${JSON.stringify(t)}` });
     return 'row';
   }
@@ -138,6 +147,8 @@ export function blankArg(kind: ArgKind, column = ''): TreeArg {
   switch (kind) {
     case 'number':
       return '1';
+    case 'null':
+      return '0n';
     case 'index':
       return 'i';
     case 'tree':

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { FAMILY_LABELS, OPS, type OpFamily, opInfo } from '../../form/agg-ops';
-import { type ArgKind, argKind, blankArg, isNumberText, type Tree, type TreeArg, type TreeIssue, withOp } from '../../form/agg-tree';
+import { type ArgKind, argKind, blankArg, isNumberText, NULL_LITERALS, type Tree, type TreeArg, type TreeIssue, withOp } from '../../form/agg-tree';
 import type { ColumnChoice } from '../../form/schema';
 import { ColumnSelect } from './editor-parts';
 
@@ -14,6 +14,7 @@ const FAMILIES: readonly OpFamily[] = ['aggregate', 'elementwise', 'ordered', 'd
 const KINDS: ReadonlyArray<{ kind: ArgKind; label: string; title: string }> = [
   { kind: 'column', label: 'col', title: 'a column of the table' },
   { kind: 'number', label: 'num', title: 'a number' },
+  { kind: 'null', label: 'null', title: 'a null: 0n (float) or 0N (long), as in ["?", cond, x, "0n"]' },
   { kind: 'index', label: 'i', title: 'i: the row index (["count","i"] counts rows)' },
   { kind: 'tree', label: 'tree', title: 'a nested tree: an operator over arguments' },
 ];
@@ -107,6 +108,15 @@ function ArgEditor(p: NodeProps & { readonly value: TreeArg; readonly onChange: 
         </span>
       )}
       {kind === 'number' && <NumberLeaf label={`${p.label} ${p.name}`} testId={`${p.testId}-num${sfx}`} value={p.value as string} onChange={(v) => p.onChange(v)} />}
+      {kind === 'null' && (
+        <select aria-label={`${p.label} ${p.name} null`} data-testid={`${p.testId}-null${sfx}`} className="kind-select" value={p.value as string} onChange={(e) => p.onChange(e.target.value)}>
+          {NULL_LITERALS.map((n) => (
+            <option key={n.value} value={n.value}>
+              {n.label}
+            </option>
+          ))}
+        </select>
+      )}
       {kind === 'index' && <span className="muted targ-note">row index</span>}
       {kind === 'tree' ? <TreeNode {...p} tree={p.value as Tree} onChange={p.onChange} /> : <Issues issues={p.issues} path={p.path} />}
     </div>

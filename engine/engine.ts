@@ -3,6 +3,8 @@
  * Every gateway (CLI `call`, REST, q IPC, the app) goes through `Engine.call`.
  */
 import { argError, TickscopeError } from './core/errors.js';
+import { generateOrderAnalytics } from './orders/generate.js';
+import { checkSummaryFunctions, getOrderAnalyticSummary } from './orders/summary.js';
 import { getStats } from './ops/get-stats.js';
 import { getTicks } from './ops/get-ticks.js';
 import type { QueryResult } from './ops/result.js';
@@ -16,6 +18,8 @@ type Implementation = (db: Database, args: DecodedArgs) => QueryResult;
 const IMPLEMENTATIONS: Partial<Record<OperationName, Implementation>> = {
   getTicks,
   getStats,
+  getOrderAnalyticSummary,
+  generateOrderAnalytics,
 };
 
 export class Engine {
@@ -29,6 +33,7 @@ export class Engine {
         throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
       }
       byName.set(db.name, db);
+      checkSummaryFunctions(db.schema, db.config, `${db.dir}/config.json`);
     }
     this.byName = byName;
   }

@@ -11,7 +11,7 @@ import { Table } from '../core/table.js';
 import { civilFromDays, formatDate, NS_PER_DAY } from '../core/time.js';
 import { columnFromValues } from '../core/builder.js';
 import { floats } from '../core/column.js';
-import { type Config, defaultConfig } from '../storage/config.js';
+import { type Config, defaultConfig, DEMO_SUMMARY_FUNCTIONS, STANDARD_SUMMARY_FUNCTIONS } from '../storage/config.js';
 import { Database } from '../storage/database.js';
 import { fsyncDir } from '../storage/partition-io.js';
 import { type Schema, standardSchema, type TableSchema } from '../storage/schema.js';
@@ -53,6 +53,9 @@ export function demoConfig(instruments: number = DEMO_DEFAULTS.instruments): Con
     ...defaultConfig(),
     filterRules: { regularTrades: { column: 'conditions', exclude: NON_REGULAR_CONDITIONS } },
     idMap: demoIdMap(demoInstruments(instruments)),
+    // the value-weighted shortfall, outside the defaults (SPEC 6.2)
+    summaryFunctions: { ...STANDARD_SUMMARY_FUNCTIONS, ...DEMO_SUMMARY_FUNCTIONS },
+    defaultSummaryFunctions: Object.keys(STANDARD_SUMMARY_FUNCTIONS),
   };
 }
 

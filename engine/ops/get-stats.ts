@@ -10,7 +10,9 @@ import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import type { DecodedArgs } from '../registry/decode.js';
+import type { ParseTree } from '../storage/config.js';
 import type { Database } from '../storage/database.js';
+import type { TableSchema } from '../storage/schema.js';
 import type { QueryResult } from './result.js';
 import { roundFloats } from './round.js';
 import { queryBase } from './select/query.js';
@@ -42,10 +44,32 @@ function holidayMode(args: DecodedArgs): HolidayMode | undefined {
 
 /** Runs getStats against one database (its transient arrays in the query arena). */
 export function getStats(db: Database, args: DecodedArgs): QueryResult {
-  return queryArena.scoped(() => runGetStats(db, args));
+  return queryArena.scoped(() =>
+    runStats(db, args, {
+      leading: (t) => resolveAnalytics(args.get('analytics', 'symbols') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' })),
+      fill: args.get('fill', 'symbol') as FillMode | undefined,
+      missing: 'getStats: needs analytics (names such as maxPrice, vwap) or agg (parse trees such as {"hi":["max","price"]}) to compute',
+    }),
+  );
 }
 
-function runGetStats(db: Database, args: DecodedArgs): QueryResult {
+/** What an operation built on getStats's grouping and evaluation brings of its own. */
+export interface StatsSpec {
+  /** Output trees before the agg ones (getStats: named analytics; the order summary: summary functions). */
+  readonly leading: (t: TableSchema) => ReadonlyArray<{ readonly name: string; readonly tree: ParseTree; readonly arg: string }>;
+  /** The fill mode racking and filling the result (undefined: neither). */
+  readonly fill: FillMode | undefined;
+  /** The error when there is nothing to compute. */
+  readonly missing: string;
+  /** A last step before sortCols (the order summary's racking by trade date). */
+  readonly finish?: (result: Table, ctx: { readonly t: TableSchema; readonly groupCols: readonly string[]; readonly window: { start: bigint; end: bigint } }) => Table;
+}
+
+/**
+ * Selection, grouping, buckets and tree evaluation of getStats over a table; getStats and
+ * getOrderAnalyticSummary differ only in their leading outputs and fill (call inside a query arena).
+ */
+export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): QueryResult {
   const { t, inputTZ, outputTZ, window, idList, timeColumn, slice, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
 
   // What may be referenced: the table's columns and the joined reference columns (as joinRefs names them).
@@ -53,12 +77,10 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
   for (const r of refs) {
     for (const c of r.schema.columns) if (c.name !== r.key && !c.type.endsWith('[]')) available.add(available.has(c.name) ? `${r.schema.name}_${c.name}` : c.name);
   }
-  const named = resolveAnalytics(args.get('analytics', 'symbols') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' }));
+  const named = spec.leading(t);
   const aggs = (args.has('agg') ? aggTrees(args.get('agg', 'agg')) : []).map((a) => ({ ...a, arg: 'agg' }));
   const outputs = [...named, ...aggs].map((o) => ({ ...o, node: checkTree(o.tree, available, o.arg, o.tree) as Node }));
-  if (outputs.length === 0 && orderbook !== 'plotOrderbookSnapshots') {
-    throw new TickscopeError('requirement', 'getStats: needs analytics (names such as maxPrice, vwap) or agg (parse trees such as {"hi":["max","price"]}) to compute');
-  }
+  if (outputs.length === 0 && orderbook !== 'plotOrderbookSnapshots') throw new TickscopeError('requirement', spec.missing);
   const groupCols = args.get('groupBy', 'symbols') ?? [t.idColumn];
   for (const g of groupCols) {
     if (!available.has(g)) throw argError('unknownColumn', 'groupBy', g, `is not a column of ${t.name}${refs.length ? ' or of its ref tables' : ''}`, `one of ${[...available].join(', ')}`);
@@ -77,7 +99,7 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
   if (unit && (window.start <= NEG_INF_TS || window.end >= POS_INF_TS)) {
     throw new TickscopeError('requirement', 'granularityUnit: buckets need startTS and endTS (the first bucket starts at startTS, the last is clipped at endTS)');
   }
-  const fill = args.get('fill', 'symbol') as FillMode | undefined;
+  const fill = spec.fill;
   const holidays = holidayMode(args);
   if (holidays && (!fill || !unit)) {
     throw new TickscopeError('requirement', `applyHolidayCalendar: needs fill and granularityUnit (it removes holiday buckets before racking and filling); missing ${[!fill && 'fill', !unit && 'granularityUnit'].filter(Boolean).join(' and ')}`);
@@ -166,6 +188,7 @@ function runGetStats(db: Database, args: DecodedArgs): QueryResult {
     const filled = fillTable(result.with('\u0000group', group), fill, '\u0000group', buckets ? bucketColumn : null, new Set(groupCols));
     result = filled.select(result.names);
   }
+  if (spec.finish) result = spec.finish(result, { t, groupCols, window });
   const sortCols = args.get('sortCols', 'sortCols');
   if (sortCols) result = sortTable(result, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');

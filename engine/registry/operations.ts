@@ -171,6 +171,31 @@ const GETSTATS_ARGS: readonly ArgSpec[] = [
   analytics, agg, groupBy, granularity, granularityUnit, movingWindowSize, applyHolidayCalendar,
 ];
 
+const SUMMARY_ARGS: readonly ArgSpec[] = [
+  { ...table, example: 'OrderAnalytics', doc: 'The order analytics table to summarise (OrderAnalytics).' },
+  { ...startTS, doc: 'Inclusive start of the window on strikeTime.' },
+  { ...endTS, doc: 'Exclusive end of the window on strikeTime.' },
+  { ...filter, example: [['=', 'side', 'Buy']] },
+  {
+    ...fill,
+    doc: 'With tradeDate in groupBy: rack every trading date of the window for every combination of the other groups, then fill (null, zero, forward, linear, linearStep); otherwise zero replaces null results with 0.',
+  },
+  temporality, slice, sortCols,
+  { ...agg, doc: 'More aggregations over OrderAnalytics columns, after the summary columns: {"name": tree}, [tree, ...] or [[name, op, column], ...].' },
+  { ...groupBy, example: ['algoStrategy'], doc: 'Columns to group by (default instrumentID; several allowed; [] for one row).' },
+  summaryFunctions, scope, inputTZ, outputTZ,
+];
+
+const GENERATE_ARGS: readonly ArgSpec[] = [
+  { ...table, example: 'Order', doc: 'The table of orders and their events to analyse (Order).' },
+  dt,
+  { ...startTS, default: null, doc: 'Start (UTC) of the window of New order events (instead of dt).' },
+  { ...endTS, default: null, doc: 'Exclusive end (UTC) of the window of New order events (instead of dt).' },
+  { ...idList, doc: 'Instruments whose orders to analyse (default all).' },
+  { ...filter, example: [['=', 'side', 'Buy']], doc: 'Conditions on the orders\u2019 New events (Order columns), as in getTicks.' },
+  scope, regenExistingIDs, instrumentBatchSz,
+];
+
 /** The four operations. */
 export const OPERATIONS: readonly OperationSpec[] = [
   {
@@ -194,25 +219,16 @@ export const OPERATIONS: readonly OperationSpec[] = [
     ipcNames: ['getOrderAnalyticSummary', '.fsi.getOrderAnalyticSummary', '.fsi.eqea.getOrderAnalyticSummary'],
     restPaths: ['/servicegateway/fsi/getOrderAnalyticSummary', '/servicegateway/fsi/eqea/getOrderAnalyticSummary'],
     doc: 'Summary functions over OrderAnalytics rows, per group.',
-    args: [
-      { ...table, example: 'OrderAnalytics' }, startTS, endTS,
-      { ...filter, example: [['=', 'side', 'Buy']] },
-      fill, temporality, slice, sortCols, agg, groupBy, summaryFunctions,
-    ],
-    supported: [],
+    args: SUMMARY_ARGS,
+    supported: SUMMARY_ARGS.map((a) => a.name),
   },
   {
     name: 'generateOrderAnalytics',
     ipcNames: ['.fsi.eqea.generateOrderAnalytics', 'generateOrderAnalytics'],
     restPaths: ['/servicegateway/fsi/eqea/generateOrderAnalytics'],
     doc: 'Builds OrderAnalytics rows (transaction cost analysis) from the Order table and stores them.',
-    args: [
-      { ...table, example: 'Order' }, dt,
-      { ...startTS, default: null, doc: 'Start of the window of New order events (instead of dt).' },
-      { ...endTS, default: null, doc: 'Exclusive end of the window of New order events (instead of dt).' },
-      idList, { ...filter, example: [['=', 'side', 'Buy']] }, scope, regenExistingIDs, instrumentBatchSz,
-    ],
-    supported: [],
+    args: GENERATE_ARGS,
+    supported: GENERATE_ARGS.map((a) => a.name),
   },
 ];
 

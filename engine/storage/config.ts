@@ -14,35 +14,75 @@ export interface FilterRule {
   readonly exclude?: readonly string[];
 }
 
+/** How the app formats a summary function's values (SPEC 3.2). */
+export const SUMMARY_KINDS = ['bps', 'pct', 'shares', 'count', 'minutes', 'price', 'value', 'number'] as const;
+export type SummaryKind = (typeof SUMMARY_KINDS)[number];
+
+/** A summary function of getOrderAnalyticSummary: a parse tree over OrderAnalytics columns. */
+export interface SummaryFunction {
+  readonly tree: ParseTree;
+  readonly kind: SummaryKind;
+  /** Which direction is a cost for the trader (the app colours it), or null when neither. */
+  readonly adverse: 'high' | 'low' | null;
+  readonly doc: string;
+}
+
 export interface Config {
   readonly filterRules: Readonly<Record<string, FilterRule>>;
   readonly idMap: Readonly<Record<string, string>>;
   /** Nanoseconds added either side of the window when timeCol is used; 0 turns it off. */
   readonly timeColBuffer: bigint;
   readonly analytics: Readonly<Record<string, Readonly<Record<string, ParseTree>>>>;
-  readonly summaryFunctions: Readonly<Record<string, ParseTree>>;
+  readonly summaryFunctions: Readonly<Record<string, SummaryFunction>>;
   readonly defaultSummaryFunctions: readonly string[];
   /** Non-trading week days, 0 = Sunday ... 6 = Saturday. */
   readonly weekendDays: readonly number[];
+  /** Stored identifier -> composite identifier (VOD.L -> VOD). */
+  readonly compositeTickerMap: Readonly<Record<string, string>>;
   readonly mapToCompositeTicker: boolean;
 }
 
 export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
-/** The summary functions of SPEC 6.2, as parse trees over OrderAnalytics columns. */
-export const STANDARD_SUMMARY_FUNCTIONS: Readonly<Record<string, ParseTree>> = {
-  orderCount: ['count', ['distinct', 'orderID']],
-  sharesExecuted: ['sum', 'executedQty'],
-  fillRate: ['%', ['sum', 'executedQty'], ['sum', 'placementQty']],
-  orderCompletionRate: ['avg', 'orderCompletion'],
-  durationMins: ['avg', 'durationMins'],
-  partRate: ['%', ['sum', ['*', 'executedQty', ['>', 'intervalVolume', 0]]], ['sum', 'intervalVolume']],
-  executionShortfall: ['avg', 'executionShortfall'],
-  executionShortfallStderr: ['%', ['sdev', 'executionShortfall'], ['sqrt', ['count', 'executionShortfall']]],
-  spreadNormalizedExecutionShortfall: ['avg', ['%', 'executionShortfall', 'intervalSpreadBPS']],
-  startToEndReturn: ['avg', 'strikeToEndReturn'],
-  startToEnd5MinReturn: ['avg', 'reversionReturn_300'],
-  startToEnd30MinReturn: ['avg', 'reversionReturn_1800'],
+const fn = (tree: ParseTree, kind: SummaryKind, adverse: 'high' | 'low' | null, doc: string): SummaryFunction => ({ tree, kind, adverse, doc });
+/** Rows of orders with fills (executedQty > 0); elsewhere null, which aggregates skip. */
+const filled = (x: ParseTree): ParseTree => ['?', ['>', 'executedQty', 0], x, '0n'];
+const shortfallFilled = filled('executionShortfall');
+
+/** The summary functions of SPEC 6.2, as parse trees over OrderAnalytics columns (all defaults). */
+export const STANDARD_SUMMARY_FUNCTIONS: Readonly<Record<string, SummaryFunction>> = {
+  orderCount: fn(['count', ['distinct', 'orderID']], 'count', null, 'Orders in the group (distinct orderID).'),
+  sharesExecuted: fn(['sum', 'executedQty'], 'shares', null, 'Shares executed: sum of executedQty.'),
+  fillRate: fn(['%', ['sum', 'executedQty'], ['sum', 'placementQty']], 'pct', 'low', 'Shares executed over shares placed.'),
+  orderCompletionRate: fn(['avg', 'orderCompletion'], 'pct', 'low', 'Share of orders fully executed (orderCompletion true).'),
+  durationMins: fn(['avg', 'durationMins'], 'minutes', null, 'Mean order duration in minutes, strike to completion.'),
+  partRate: fn(
+    ['%', ['sum', ['?', ['>', 'intervalVolume', 0], 'executedQty', '0N']], ['sum', ['?', ['>', 'intervalVolume', 0], 'intervalVolume', '0N']]],
+    'pct',
+    'high',
+    'Participation: shares executed over the market volume of the orders’ intervals (orders with interval volume only).',
+  ),
+  executionShortfall: fn(['avg', shortfallFilled], 'bps', 'high', 'Mean implementation shortfall against the arrival mid, in bps (positive = cost), over orders with fills.'),
+  executionShortfallStderr: fn(
+    ['%', ['sdev', shortfallFilled], ['sqrt', ['count', shortfallFilled]]],
+    'bps',
+    null,
+    'Standard error of executionShortfall: sample standard deviation over the orders with fills / sqrt(n); null below 2 orders.',
+  ),
+  spreadNormalizedExecutionShortfall: fn(
+    ['avg', ['?', ['>', 'intervalSpreadBPS', 0], ['%', 'executionShortfall', 'intervalSpreadBPS'], '0n']],
+    'number',
+    'high',
+    'Mean executionShortfall in units of the interval’s mean quoted spread (orders with a positive spread).',
+  ),
+  startToEndReturn: fn(['avg', 'strikeToEndReturn'], 'bps', 'high', 'Mean market move from arrival to completion, signed by side, in bps (positive = the price ran away).'),
+  startToEnd5MinReturn: fn(['avg', 'reversionReturn_300'], 'bps', 'high', 'Mean move from arrival to 5 minutes after completion, signed by side, in bps.'),
+  startToEnd30MinReturn: fn(['avg', 'reversionReturn_1800'], 'bps', 'high', 'Mean move from arrival to 30 minutes after completion, signed by side, in bps.'),
+};
+
+/** The demo's extra summary function (outside the defaults), SPEC 6.2. */
+export const DEMO_SUMMARY_FUNCTIONS: Readonly<Record<string, SummaryFunction>> = {
+  executionShortfallVW: fn(['wavg', 'executedValue', 'executionShortfall'], 'bps', 'high', 'executionShortfall weighted by executed value.'),
 };
 
 /** The configured Trade analytics of SPEC 3.2. */
@@ -63,6 +103,7 @@ export function defaultConfig(): Config {
     summaryFunctions: STANDARD_SUMMARY_FUNCTIONS,
     defaultSummaryFunctions: Object.keys(STANDARD_SUMMARY_FUNCTIONS),
     weekendDays: [6, 0],
+    compositeTickerMap: {},
     mapToCompositeTicker: false,
   };
 }
@@ -77,6 +118,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     summaryFunctions: c.summaryFunctions,
     defaultSummaryFunctions: c.defaultSummaryFunctions,
     weekendDays: c.weekendDays.map((d) => WEEKDAY_NAMES[d]),
+    compositeTickerMap: c.compositeTickerMap,
     mapToCompositeTicker: c.mapToCompositeTicker,
   };
 }
@@ -100,7 +142,7 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
   const d = doc as Record<string, unknown>;
   const known = new Set([
     'filterRules', 'idMap', 'timeColBuffer', 'analytics', 'summaryFunctions', 'defaultSummaryFunctions',
-    'weekendDays', 'mapToCompositeTicker',
+    'weekendDays', 'compositeTickerMap', 'mapToCompositeTicker',
   ]);
   for (const k of Object.keys(d)) if (!known.has(k)) fail(k, `is not a config item; expected one of ${[...known].join(', ')}`);
   const base = defaultConfig();
@@ -144,15 +186,35 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     }
   }
 
-  const summaryFunctions = d['summaryFunctions'] ?? base.summaryFunctions;
-  if (!isRecord(summaryFunctions)) fail('summaryFunctions', 'must be an object of name -> parse tree');
-  for (const [name, tree] of Object.entries(summaryFunctions as Record<string, unknown>)) {
-    if (!isParseTree(tree)) fail(`summaryFunctions.${name}`, 'must be a parse tree such as ["avg","durationMins"]');
+  const rawSummary = d['summaryFunctions'] ?? base.summaryFunctions;
+  if (!isRecord(rawSummary)) fail('summaryFunctions', 'must be an object of name -> parse tree or {"tree", "kind", "adverse", "doc"}');
+  const summaryFunctions: Record<string, SummaryFunction> = {};
+  for (const [name, def] of Object.entries(rawSummary as Record<string, unknown>)) {
+    const at = `summaryFunctions.${name}`;
+    if (!isRecord(def)) {
+      if (!isParseTree(def)) fail(at, 'must be a parse tree such as ["avg","durationMins"], or {"tree": ..., "kind": ..., "adverse": ..., "doc": ...}');
+      summaryFunctions[name] = { tree: def as ParseTree, kind: 'number', adverse: null, doc: '' };
+      continue;
+    }
+    for (const k of Object.keys(def)) if (!['tree', 'kind', 'adverse', 'doc'].includes(k)) fail(`${at}.${k}`, 'is not a summary function item; expected tree, kind, adverse, doc');
+    if (!isParseTree(def['tree'])) fail(`${at}.tree`, 'must be a parse tree such as ["avg","durationMins"]');
+    const kind = def['kind'] ?? 'number';
+    if (!SUMMARY_KINDS.includes(kind as SummaryKind)) fail(`${at}.kind`, `is ${JSON.stringify(kind)}; expected one of ${SUMMARY_KINDS.join(', ')}`);
+    const adverse = def['adverse'] ?? null;
+    if (adverse !== null && adverse !== 'high' && adverse !== 'low') fail(`${at}.adverse`, `is ${JSON.stringify(adverse)}; expected "high", "low" or null`);
+    const doc = def['doc'] ?? '';
+    if (typeof doc !== 'string') fail(`${at}.doc`, 'must be a string');
+    summaryFunctions[name] = { tree: def['tree'] as ParseTree, kind: kind as SummaryKind, adverse: adverse as 'high' | 'low' | null, doc: doc as string };
   }
-  const defaults = d['defaultSummaryFunctions'] ?? Object.keys(summaryFunctions as object);
+  const defaults = d['defaultSummaryFunctions'] ?? (d['summaryFunctions'] === undefined ? base.defaultSummaryFunctions : Object.keys(summaryFunctions));
   if (!isStringArray(defaults)) fail('defaultSummaryFunctions', 'must be an array of summary function names');
   for (const name of defaults as string[]) {
-    if (!(name in (summaryFunctions as object))) fail('defaultSummaryFunctions', `names ${name}, which is not in summaryFunctions`);
+    if (!(name in summaryFunctions)) fail('defaultSummaryFunctions', `names ${name}, which is not in summaryFunctions`);
+  }
+
+  const compositeTickerMap = d['compositeTickerMap'] ?? {};
+  if (!isRecord(compositeTickerMap) || !Object.values(compositeTickerMap).every((v) => typeof v === 'string' && v !== '')) {
+    fail('compositeTickerMap', 'must be an object of stored identifier -> composite identifier (non-empty strings), such as {"VOD.L": "VOD"}');
   }
 
   let weekendDays = base.weekendDays;
@@ -173,9 +235,10 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     idMap: idMap as Record<string, string>,
     timeColBuffer,
     analytics: analytics as Record<string, Record<string, ParseTree>>,
-    summaryFunctions: summaryFunctions as Record<string, ParseTree>,
+    summaryFunctions,
     defaultSummaryFunctions: defaults as string[],
     weekendDays,
+    compositeTickerMap: compositeTickerMap as Record<string, string>,
     mapToCompositeTicker: composite as boolean,
   };
 }

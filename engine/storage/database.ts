@@ -20,7 +20,7 @@ import { type Config, configFromJson, configToJson, defaultConfig } from './conf
 import { STORAGE_FORMAT } from './format.js';
 import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder } from './partition-io.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
-import { FolderGoneError, readShared, type RowRanges, StoredColumn } from './stored-column.js';
+import { FolderGoneError, readRowsUncached, readShared, type RowRanges, StoredColumn } from './stored-column.js';
 import { withWriteLock } from './write-lock.js';
 
 interface Manifest {
@@ -64,6 +64,13 @@ export class Partition implements RowSource {
   /** This partition seen through row ranges: columns read only there. */
   narrow(ranges: RowRanges): RowSource {
     return { rows: this.rows, idRanges: this.idRanges, column: (name: string) => this.columnIn(name, ranges) };
+  }
+
+  /** Rows [a, b) of a numeric or time column in a buffer of their own, outside the column cache. */
+  readUncached(name: string, a: number, b: number): Column {
+    const def = this.meta.columns.find((c) => c.name === name);
+    if (!def) throw new TickscopeError('badDatabase', `${this.dir}: no column ${name}`);
+    return readRowsUncached(this.dir, def, this.rows, a, b);
   }
 
   /** The rows in time order (ties by identifier, then storage order), when stored with the partition. */

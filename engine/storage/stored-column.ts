@@ -365,3 +365,36 @@ function readWhole(dir: string, def: ColumnDef, rows: number): Column {
       throw new Error(`readWhole: ${def.type} is fixed-width`);
   }
 }
+
+/**
+ * Rows [a, b) of a stored numeric or time column, read into a buffer of their own: not the column
+ * cache (order analytics reads one batch of instruments' market data at a time and lets it go).
+ */
+export function readRowsUncached(dir: string, def: ColumnDef, rows: number, a: number, b: number): Column {
+  const layout = fixedLayout(def);
+  if (!layout || def.type === 'symbol') throw new Error(`readRowsUncached: ${def.name} is not a numeric or time column`);
+  const path = join(dir, layout.file);
+  const bytes = new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(((b - a) * layout.width) / 8) * 8)), 0, (b - a) * layout.width);
+  const fd = openFile(path);
+  try {
+    const size = fstatSync(fd).size;
+    if (size !== rows * layout.width) throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${rows} rows of ${layout.width}`);
+    readAt(fd, bytes, a * layout.width, path);
+  } finally {
+    closeSync(fd);
+  }
+  const n = b - a;
+  switch (def.type) {
+    case 'float':
+      return { type: 'float', data: new Float64Array(bytes.buffer, 0, n) };
+    case 'long':
+    case 'timestamp':
+    case 'timespan':
+      return { type: def.type, data: new BigInt64Array(bytes.buffer, 0, n) };
+    case 'int':
+    case 'date':
+      return { type: def.type, data: new Int32Array(bytes.buffer, 0, n) };
+    default:
+      return { type: 'boolean', data: new Uint8Array(bytes.buffer, 0, n) };
+  }
+}

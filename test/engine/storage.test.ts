@@ -175,6 +175,17 @@ describe('database storage', () => {
     expect(bad({ filterRules: { r: { column: 'conditions' } } })).toMatch(/filterRules.r needs "include" or "exclude"/);
     expect(bad({ defaultSummaryFunctions: ['nope'] })).toMatch(/names nope, which is not in summaryFunctions/);
     expect(bad({ colour: 'blue' })).toMatch(/colour is not a config item/);
+    expect(bad({ summaryFunctions: { x: { tree: ['avg', 'durationMins'], kind: 'percent' } } })).toMatch(/summaryFunctions.x.kind is "percent"; expected one of bps, pct/);
+    expect(bad({ summaryFunctions: { x: { tree: ['avg', 'durationMins'], adverse: 'up' } } })).toMatch(/summaryFunctions.x.adverse is "up"; expected "high", "low" or null/);
+    expect(bad({ summaryFunctions: { x: { kind: 'bps' } } })).toMatch(/summaryFunctions.x.tree must be a parse tree/);
+    expect(bad({ compositeTickerMap: { 'VOD.L': 3 } })).toMatch(/compositeTickerMap must be an object of stored identifier -> composite identifier/);
+    // a bare tree is a plain number; the object form carries kind, adverse direction and doc
+    const c = configFromJson({ summaryFunctions: { a: ['avg', 'durationMins'], b: { tree: ['avg', 'vwapSlippage'], kind: 'bps', adverse: 'high' } } });
+    expect(c.summaryFunctions).toEqual({
+      a: { tree: ['avg', 'durationMins'], kind: 'number', adverse: null, doc: '' },
+      b: { tree: ['avg', 'vwapSlippage'], kind: 'bps', adverse: 'high', doc: '' },
+    });
+    expect(c.defaultSummaryFunctions).toEqual(['a', 'b']);
     expect(configFromJson({ timeColBuffer: '0D00:00' }).timeColBuffer).toBe(0n);
   });
 

@@ -1,0 +1,328 @@
+/**
+ * .fsi.eqea.generateOrderAnalytics (INTERFACE 4.4, SPEC 6.1, 6.3): selects the orders whose New
+ * event lies in the window (dt, or startTS and endTS) and passes idList and filter, reads every event
+ * of those orders (later ones too), computes one OrderAnalytics row per order against the market
+ * data, appends the rows to OrderAnalytics in one atomic commit (replacing the stored rows of the
+ * same orderIDs when regenExistingIDs is true) and returns them.
+ *
+ * Market data is read per batch of instruments (instrumentBatchSz; default all at once): only that
+ * batch's Quote and Trade rows, over the span its orders need, in buffers of their own outside the
+ * shared column cache, dropped before the next batch.
+ */
+import { queryArena, scratchInt32 } from '../core/arena.js';
+import { type Column, int32Pairs, type SymbolColumn } from '../core/column.js';
+import { dictOf } from '../core/dict.js';
+import { argError, TickscopeError } from '../core/errors.js';
+import { Table } from '../core/table.js';
+import { formatDate, NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay } from '../core/time.js';
+import { andPredicates, compileClauses } from '../ops/filter/compile.js';
+import type { QueryResult } from '../ops/result.js';
+import { filterPredicate, gatherColumns } from '../ops/select/args.js';
+import { selectRows } from '../ops/select/select.js';
+import { sortTable } from '../ops/sort.js';
+import { resolveTimestamp, type Window } from '../ops/window.js';
+import type { DecodedArgs } from '../registry/decode.js';
+import { loadAll } from '../storage/append.js';
+import type { Changes, Database } from '../storage/database.js';
+import type { TableSchema } from '../storage/schema.js';
+import { computeOrderAnalytics, orderAnalyticsColumns, REVERSION_HORIZONS_S } from './analytics.js';
+import { InMemoryMarketView } from './market-view.js';
+
+const ORDER_COLUMNS = ['eventTimestamp', 'instrumentID', 'orderID', 'eventType', 'side', 'orderQty', 'lastQty', 'lastPx'] as const;
+const NS_PER_S = 1_000_000_000n;
+
+/** The window of New events: dt (a UTC day) or startTS and endTS, exactly one of the two forms. */
+export function generateWindow(args: DecodedArgs): Window {
+  const dt = args.get('dt', 'date');
+  const s = args.get('startTS', 'timestamp');
+  const e = args.get('endTS', 'timestamp');
+  if (dt !== undefined && (s !== undefined || e !== undefined)) {
+    throw new TickscopeError('requirement', `dt: give either dt or startTS and endTS, not both (got dt and ${[s !== undefined && 'startTS', e !== undefined && 'endTS'].filter(Boolean).join(' and ')})`);
+  }
+  if (dt !== undefined) {
+    const start = BigInt(dt) * NS_PER_DAY;
+    return { start, end: start + NS_PER_DAY };
+  }
+  if (s === undefined && e === undefined) {
+    throw new TickscopeError('requirement', 'generateOrderAnalytics: needs dt (a date such as 2024.03.06) or startTS and endTS (the window of the orders\u2019 New events)');
+  }
+  if (s === undefined || e === undefined) {
+    const [given, missing] = s === undefined ? ['endTS', 'startTS'] : ['startTS', 'endTS'];
+    throw new TickscopeError('requirement', `${missing}: missing; ${given} needs ${missing} too (or give dt instead of both)`);
+  }
+  // generateOrderAnalytics takes no inputTZ: a local time is UTC
+  const start = resolveTimestamp(s, 'UTC');
+  const end = resolveTimestamp(e, 'UTC');
+  if (start >= end) throw new TickscopeError('startNotBeforeEnd', 'startTS >= endTS');
+  return { start, end };
+}
+
+/** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
+export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryResult {
+  const window = generateWindow(args);
+  const sourceName = args.get('table', 'symbol')!;
+  const source = db.table(sourceName);
+  for (const c of ORDER_COLUMNS) {
+    if (!source.columns.some((d) => d.name === c)) {
+      throw argError('unknownColumn', 'table', sourceName, `has no column ${c}`, 'the Order table (orders and their events: New, Fill, Cancel, Done)');
+    }
+  }
+  if (!db.schema.tables.has('OrderAnalytics')) throw new TickscopeError('requirement', `generateOrderAnalytics: ${db.name} has no OrderAnalytics table to write to`);
+  const batch = args.get('instrumentBatchSz', 'integer');
+  if (batch !== undefined && batch < 1) throw argError('badValue', 'instrumentBatchSz', batch, 'is not positive', 'an integer >= 1 (instruments per batch), or omit it for all at once');
+  const regen = args.get('regenExistingIDs', 'boolean') === true || db.config.mapToCompositeTicker;
+
+  const rows = queryArena.scoped(() => computeRows(db, source, args, window, batch));
+  const out = db.config.mapToCompositeTicker ? mapComposite(rows, db.config.compositeTickerMap) : rows;
+  const target = db.table('OrderAnalytics');
+  if (out.length > 0 || regen) db.commit(() => changesFor(db, target, out, regen));
+  return { table: out, outputTZ: 'UTC', window, tableName: 'OrderAnalytics', timeColumn: 'strikeTime', idColumn: 'instrumentID' };
+}
+
+/** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
+function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined): Table {
+  const ids = args.get('idList', 'symbols');
+  const newOnly = compileClauses([{ fn: '=', column: 'eventType', value: 'New', source: 'New' }], source, 'UTC', 'table');
+  const predicate = andPredicates([newOnly, filterPredicate(source, args, 'UTC')]);
+  const base = { table: source, inputTZ: 'UTC', timeColumn: source.timeColumn ?? '', buffer: db.config.timeColBuffer, alloc: scratchInt32, ...(ids ? { ids } : {}) };
+  // the orders: New events in the window that pass idList and filter
+  const news = gatherColumns(source, selectRows(db, { ...base, window, ...(predicate ? { predicate } : {}) }), ['orderID']);
+  const wanted = new Set(symbolValues(news.col('orderID') as SymbolColumn));
+  wanted.delete('');
+  const names = source.columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name);
+  if (wanted.size === 0) return emptyAnalytics();
+  // every event of those orders, from the window's start on (fills may come after its end)
+  const later = gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS } }), names);
+  const orderIDs = later.col('orderID') as SymbolColumn;
+  const keepCode = new Uint8Array(orderIDs.dict.length);
+  for (let k = 0; k < keepCode.length; k++) keepCode[k] = wanted.has(orderIDs.dict.get(k)) ? 1 : 0;
+  const keep: number[] = [];
+  for (let i = 0; i < later.length; i++) if (keepCode[orderIDs.codes[i]!]) keep.push(i);
+  const events = later.take(Int32Array.from(keep));
+
+  // instruments in batches: only a batch's market data is in memory at once
+  const inst = events.col('instrumentID') as SymbolColumn;
+  const instOf = Array.from(inst.codes, (c) => inst.dict.get(c));
+  const instruments = [...new Set(instOf)].sort();
+  const size = batch ?? instruments.length;
+  const parts: Table[] = [];
+  for (let b = 0; b < instruments.length; b += size) {
+    const these = new Set(instruments.slice(b, b + size));
+    const rowsOf: number[] = [];
+    for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
+    const sub = events.take(Int32Array.from(rowsOf));
+    parts.push(computeOrderAnalytics(sub, marketFor(db, sub, [...these])));
+  }
+  const all = Table.concat(orderAnalyticsColumns(), parts);
+  return sortTable(all, [
+    { dir: 'asc', column: 'strikeTime' },
+    { dir: 'asc', column: 'instrumentID' },
+    { dir: 'asc', column: 'orderID' },
+  ]);
+}
+
+function emptyAnalytics(): Table {
+  return Table.concat(orderAnalyticsColumns(), []);
+}
+
+function symbolValues(c: SymbolColumn): string[] {
+  return Array.from(c.codes, (k) => c.dict.get(k));
+}
+
+/**
+ * The market data the orders of one batch need: per instrument, its quotes from the one prevailing
+ * at its first event (looking back over earlier partitions as far as needed) to 1800 s after its
+ * last, and its trades over its orders' span. Read outside the column cache.
+ */
+function marketFor(db: Database, events: Table, instruments: readonly string[]): InMemoryMarketView {
+  const view = new InMemoryMarketView();
+  const time = events.col('eventTimestamp');
+  const inst = events.col('instrumentID') as SymbolColumn;
+  if (time.type !== 'timestamp') throw new Error('Order.eventTimestamp must be a timestamp column');
+  const span = new Map<string, [bigint, bigint]>();
+  for (let i = 0; i < events.length; i++) {
+    const id = inst.dict.get(inst.codes[i]!);
+    const t = time.data[i]!;
+    const s = span.get(id);
+    if (!s) span.set(id, [t, t]);
+    else {
+      if (t < s[0]) s[0] = t;
+      if (t > s[1]) s[1] = t;
+    }
+  }
+  const horizon = BigInt(Math.max(...REVERSION_HORIZONS_S)) * NS_PER_S;
+  for (const id of instruments) {
+    const [from, to] = span.get(id)!;
+    if (db.schema.tables.has('Quote')) {
+      const q = readSeries(db, 'Quote', id, from, to + horizon, ['bidPrice', 'askPrice'], true);
+      view.setQuotes(id, { time: q.time, bid: q.values[0]!, ask: q.values[1]! });
+    }
+    if (db.schema.tables.has('Trade')) {
+      const t = readSeries(db, 'Trade', id, from, to, ['price', 'volume'], false);
+      view.setTrades(id, { time: t.time, price: t.values[0]!, volume: t.values[1]! });
+    }
+  }
+  if (db.schema.tables.has('Instrument')) {
+    const ref = db.reference('Instrument');
+    if (ref) {
+      const t = loadAll(db.table('Instrument'), ref);
+      const col = (n: string): SymbolColumn | undefined => (t.get(n)?.type === 'symbol' ? (t.get(n) as SymbolColumn) : undefined);
+      const id = col('instrumentID');
+      const wanted = new Set(instruments);
+      if (id) {
+        for (let i = 0; i < t.length; i++) {
+          const name = id.dict.get(id.codes[i]!);
+          if (!wanted.has(name)) continue;
+          const s = (n: string): string => {
+            const c = col(n);
+            return c ? c.dict.get(c.codes[i]!) : '';
+          };
+          view.setInstrument(name, { ISIN: s('ISIN'), MIC: s('MIC'), exchangeID: s('exchangeID') });
+        }
+      }
+    }
+  }
+  return view;
+}
+
+/**
+ * One instrument's rows of a table between two instants (partitions by date, its identifier run in
+ * each), time and numeric columns as float64. `prevailing`: also the last row before `from`, looking
+ * back over earlier partitions until one holds the instrument.
+ */
+function readSeries(
+  db: Database,
+  table: string,
+  id: string,
+  from: bigint,
+  to: bigint,
+  columns: readonly string[],
+  prevailing: boolean,
+): { time: BigInt64Array; values: Float64Array[] } {
+  const keys = db.partitionKeys(table);
+  const first = formatDate(splitDay(from).days);
+  const last = formatDate(splitDay(to).days);
+  const inRange = keys.filter((k) => k >= first && k <= last);
+  const chunks: Array<{ time: BigInt64Array; values: Float64Array[] }> = [];
+  const readKey = (key: string): { time: BigInt64Array; values: Float64Array[] } | undefined => {
+    const p = db.partition(table, key);
+    const range = p?.idRanges.get(id);
+    if (!p || !range || range[1] <= range[0]) return undefined;
+    const [a, b] = range;
+    const t = p.readUncached('eventTimestamp', a, b);
+    if (t.type !== 'timestamp') throw new Error(`${table}.eventTimestamp is not a timestamp column`);
+    return { time: t.data, values: columns.map((c) => numbers(p.readUncached(c, a, b))) };
+  };
+  for (const k of inRange) {
+    const c = readKey(k);
+    if (c) chunks.push(c);
+  }
+  if (prevailing && !(chunks[0] && chunks[0].time[0]! <= from)) {
+    // the quote prevailing at `from` may lie in an earlier partition (no day limit, SPEC 6.3)
+    for (const k of keys.filter((x) => x < first).reverse()) {
+      const c = readKey(k);
+      if (c) {
+        chunks.unshift(c);
+        break;
+      }
+    }
+  }
+  return clip(concatSeries(chunks, columns.length), prevailing ? undefined : from, to, prevailing ? from : undefined);
+}
+
+function numbers(c: Column): Float64Array {
+  switch (c.type) {
+    case 'float':
+      return c.data;
+    case 'long': {
+      const w = int32Pairs(c.data);
+      const out = new Float64Array(c.data.length);
+      for (let i = 0; i < out.length; i++) {
+        const hi = w[2 * i + 1]!;
+        const lo = w[2 * i]!;
+        out[i] = hi === -2147483648 && lo === 0 ? NaN : hi * 4294967296 + (lo >>> 0);
+      }
+      return out;
+    }
+    case 'int':
+      return Float64Array.from(c.data, (x) => (x === -2147483648 ? NaN : x));
+    default:
+      throw new Error(`order analytics reads ${c.type} as a number`);
+  }
+}
+
+function concatSeries(chunks: ReadonlyArray<{ time: BigInt64Array; values: Float64Array[] }>, width: number): { time: BigInt64Array; values: Float64Array[] } {
+  const n = chunks.reduce((s, c) => s + c.time.length, 0);
+  const time = new BigInt64Array(n);
+  const values = Array.from({ length: width }, () => new Float64Array(n));
+  let o = 0;
+  for (const c of chunks) {
+    time.set(c.time, o);
+    for (let j = 0; j < width; j++) values[j]!.set(c.values[j]!, o);
+    o += c.time.length;
+  }
+  return { time, values };
+}
+
+/** Rows with from <= time <= to; with `keepBefore`, the last row before it stays too. */
+function clip(s: { time: BigInt64Array; values: Float64Array[] }, from: bigint | undefined, to: bigint, keepBefore: bigint | undefined): { time: BigInt64Array; values: Float64Array[] } {
+  let a = 0;
+  const lower = from ?? keepBefore ?? NEG_INF_TS;
+  while (a < s.time.length && s.time[a]! < lower) a++;
+  if (keepBefore !== undefined && a > 0) a--;
+  let b = s.time.length;
+  while (b > a && s.time[b - 1]! > to) b--;
+  if (a === 0 && b === s.time.length) return s;
+  return { time: s.time.slice(a, b), values: s.values.map((v) => v.slice(a, b)) };
+}
+
+/** instrumentID written through config's compositeTickerMap (SPEC 3.2). */
+function mapComposite(rows: Table, map: Readonly<Record<string, string>>): Table {
+  const c = rows.col('instrumentID') as SymbolColumn;
+  const strings = Array.from({ length: c.dict.length }, (_, k) => {
+    const s = c.dict.get(k);
+    return map[s] ?? s;
+  });
+  const mapped: SymbolColumn = { type: 'symbol', codes: c.codes, dict: dictOf(strings) };
+  return rows.with('instrumentID', mapped);
+}
+
+/**
+ * The commit: the new rows appended to their strikeTime partitions; with `regen`, stored rows of the
+ * same orderIDs removed first from every partition holding any (computed under the write lock).
+ */
+function changesFor(db: Database, t: TableSchema, rows: Table, regen: boolean): Changes {
+  const fresh = new Map<string, number[]>();
+  const strike = rows.col('strikeTime');
+  if (strike.type !== 'timestamp') throw new Error('OrderAnalytics.strikeTime must be a timestamp column');
+  for (let i = 0; i < rows.length; i++) {
+    const key = formatDate(splitDay(strike.data[i]!).days);
+    let g = fresh.get(key);
+    if (!g) fresh.set(key, (g = []));
+    g.push(i);
+  }
+  const ids = new Set(symbolValues(rows.col('orderID') as SymbolColumn));
+  const partitions: Array<{ table: string; key: string; data: Table }> = [];
+  const keys = new Set([...fresh.keys(), ...(regen ? db.partitionKeys(t.name) : [])]);
+  for (const key of [...keys].sort()) {
+    const p = db.partition(t.name, key);
+    let stored = p ? loadAll(t, p) : undefined;
+    let removed = false;
+    if (stored && regen) {
+      const oid = stored.col('orderID') as SymbolColumn;
+      const drop = new Uint8Array(oid.dict.length);
+      for (let k = 0; k < drop.length; k++) drop[k] = ids.has(oid.dict.get(k)) ? 1 : 0;
+      const keep: number[] = [];
+      for (let i = 0; i < stored.length; i++) if (!drop[oid.codes[i]!]) keep.push(i);
+      if (keep.length < stored.length) {
+        removed = true;
+        stored = stored.take(Int32Array.from(keep));
+      }
+    }
+    const add = fresh.get(key);
+    if (!add && !removed) continue;
+    const parts = [...(stored && stored.length > 0 ? [stored] : []), ...(add ? [rows.take(Int32Array.from(add))] : [])];
+    partitions.push({ table: t.name, key, data: Table.concat(t.columns, parts.length > 0 ? parts : [emptyAnalytics()]) });
+  }
+  return { partitions };
+}

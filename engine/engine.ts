@@ -33,7 +33,7 @@ export class Engine {
         throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
       }
       byName.set(db.name, db);
-      checkSummaryFunctions(db.schema, db.config, `${db.dir}/config.json`);
+      db.checkConfig((config) => checkSummaryFunctions(db.schema, config, `${db.dir}/config.json`));
     }
     this.byName = byName;
   }

@@ -165,16 +165,36 @@ export class Database {
   /** Manifest generations read by running queries of this thread, with their counts. */
   private readonly held = new Map<number, number>();
 
+  private currentConfig: Config;
+  private configStamp: string;
+  private check: ((c: Config) => void) | undefined;
+
   private constructor(
     readonly dir: string,
     readonly schema: Schema,
-    readonly config: Config,
+    config: Config,
     cacheBytes: number,
     private readonly retireMs: number,
   ) {
     this.name = basename(dir);
     this.cache = new ColumnCache(cacheBytes);
+    this.currentConfig = config;
+    this.configStamp = fileStamp(join(dir, 'config.json'));
     this.refresh();
+  }
+
+  /** config.json as last read: an edit applies from the next query (no restart, no rebuild). */
+  get config(): Config {
+    return this.currentConfig;
+  }
+
+  /**
+   * A check config.json must also pass (the engine checks summary functions against the schema),
+   * run now and on every re-read; a failure is the query's error until the file is fixed.
+   */
+  checkConfig(check: (c: Config) => void): void {
+    this.check = check;
+    check(this.currentConfig);
   }
 
   /** Opens an existing database folder. */
@@ -216,8 +236,16 @@ export class Database {
     return Database.open(root);
   }
 
-  /** Re-reads manifest.json when another writer (or process) has replaced it. */
+  /** Re-reads manifest.json when another writer (or process) has replaced it, and config.json when edited. */
   refresh(): void {
+    const configPath = join(this.dir, 'config.json');
+    const configStamp = fileStamp(configPath);
+    if (configStamp !== this.configStamp) {
+      const config = configStamp ? configFromJson(readJson(configPath), configPath) : defaultConfig();
+      this.check?.(config);
+      this.currentConfig = config;
+      this.configStamp = configStamp;
+    }
     const path = join(this.dir, 'manifest.json');
     let stamp: string;
     try {
@@ -404,6 +432,16 @@ function readJson(path: string): unknown {
 }
 
 /** Writes a JSON file by write-to-temporary, flush, rename: readers see the old or the new file. */
+/** A file's identity and version (inode, mtime, size), or '' when it is absent. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
+  }
+}
+
 export function writeJsonAtomic(path: string, doc: unknown): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileDurable(tmp, `${JSON.stringify(doc, null, 2)}\n`);

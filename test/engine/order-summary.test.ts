@@ -114,11 +114,16 @@ describe('getOrderAnalyticSummary', () => {
 });
 
 describe('summary functions from config.json', () => {
-  it('adds a function by editing config.json, with no rebuild', () => {
+  it('adds a function by editing config.json, with no rebuild or restart', () => {
     const db = makeDb({ OrderAnalytics: csv(['strikeTime', 'instrumentID', 'orderID', 'vwapSlippage'], [['2024.03.06D10:00', 'AAPL', 'a', '2'], ['2024.03.06D11:00', 'AAPL', 'b', '4']]) });
+    const e = new Engine([db]);
+    expect(Object.keys(payloadRows(e, 'getOrderAnalyticSummary', { table: 'OrderAnalytics' })[0]!)).toContain('orderCount');
     writeFileSync(join(db.dir, 'config.json'), JSON.stringify({ summaryFunctions: { avgSlippage: { tree: ['avg', 'vwapSlippage'], kind: 'bps', adverse: 'high' } } }));
-    const e = new Engine([Database.open(db.dir)]);
     expect(payloadRows(e, 'getOrderAnalyticSummary', { table: 'OrderAnalytics' })).toEqual([{ instrumentID: 'AAPL', avgSlippage: 3 }]);
+    // a broken edit is the next query's error, naming the function, until it is fixed
+    writeFileSync(join(db.dir, 'config.json'), JSON.stringify({ summaryFunctions: { avgSlippage: ['avg', 'slippage'] } }));
+    expect(errorOf(e, {}).message).toMatch(/config\.json: summaryFunctions\.avgSlippage: \["avg","slippage"\] names "slippage", which is not a column/);
+    expect(errorOf(e, {}).ac).toBe(32);
   });
 
   it('refuses a broken definition when the database opens, naming the function', () => {

@@ -39,11 +39,27 @@ export interface TableInfo {
   readonly lastDate: string | null;
 }
 
+/** A summary function of getOrderAnalyticSummary, as config.json defines it. */
+export interface SummaryFunctionInfo {
+  readonly name: string;
+  /** bps, pct, shares, count, minutes, price, value or number: how the app formats its values. */
+  readonly kind: 'bps' | 'pct' | 'shares' | 'count' | 'minutes' | 'price' | 'value' | 'number';
+  /** Which direction is a cost (coloured red), or null. */
+  readonly adverse: 'high' | 'low' | null;
+  readonly doc: string;
+  /** The parse tree, as JSON text. */
+  readonly tree: string;
+  /** One of defaultSummaryFunctions. */
+  readonly isDefault: boolean;
+}
+
 export interface AssemblyInfo {
   readonly name: string;
   readonly tables: readonly TableInfo[];
   /** Names of the filter rules configured in this database's config.json. */
   readonly filterRules: readonly string[];
+  /** The summary functions of config.json, defaults first in their configured order. */
+  readonly summaryFunctions: readonly SummaryFunctionInfo[];
 }
 
 export interface AppInfo {

@@ -136,7 +136,7 @@ const applyHolidayCalendar = arg({
 });
 
 const summaryFunctions = arg({
-  name: 'summaryFunctions', type: 'symbols', required: false, default: '`', widget: 'analytics',
+  name: 'summaryFunctions', type: 'symbols', required: false, default: '`', widget: 'summaryFunctions',
   example: ['orderCount', 'fillRate'],
   doc: 'Summary functions of config.json to compute (default all default ones).',
 });

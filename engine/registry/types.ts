@@ -37,6 +37,7 @@ export type Widget =
   | 'tables'
   | 'json'
   | 'analytics'
+  | 'summaryFunctions'
   | 'holiday'
   | 'scope';
 

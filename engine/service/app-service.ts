@@ -4,7 +4,7 @@
  * page of rows it shows and for chart series, never for the whole result.
  */
 import { randomUUID } from 'node:crypto';
-import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, type ResultColumn, type RunResponse, type TableInfo } from '../contract.js';
+import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, type ResultColumn, type RunResponse, type SummaryFunctionInfo, type TableInfo } from '../contract.js';
 import type { SymbolColumn } from '../core/column.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { Engine } from '../engine.js';
@@ -40,6 +40,16 @@ function tableInfo(db: Database, name: string): TableInfo {
   };
 }
 
+/** config.json's summary functions, defaults first (in their order), then the others. */
+function summaryFunctionInfo(db: Database): SummaryFunctionInfo[] {
+  const { summaryFunctions: fns, defaultSummaryFunctions: defaults } = db.config;
+  const names = [...defaults, ...Object.keys(fns).filter((n) => !defaults.includes(n))];
+  return names.map((name) => {
+    const f = fns[name]!;
+    return { name, kind: f.kind, adverse: f.adverse, doc: f.doc, tree: JSON.stringify(f.tree), isDefault: defaults.includes(name) };
+  });
+}
+
 /** Distinct values of a result's identifier column that occur in it, ascending. */
 function resultIds(r: QueryResult): string[] {
   const c = r.table.get(r.idColumn);
@@ -71,6 +81,7 @@ export class AppService {
           name: db.name,
           tables: [...db.schema.tables.keys()].map((n) => tableInfo(db, n)),
           filterRules: Object.keys(db.config.filterRules),
+          summaryFunctions: summaryFunctionInfo(db),
         };
       }),
       operations: OPERATIONS,

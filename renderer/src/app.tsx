@@ -3,6 +3,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
 import { DepthLadder } from './components/depth-ladder';
+import { GenerateBanner } from './components/orders/generate-view';
+import { OrderSummaryView } from './components/orders/summary-view';
 import { ResultGrid } from './components/result-grid';
 import { StatsView } from './components/stats/stats-view';
 import { StatusBar } from './components/status-bar';
@@ -24,6 +26,34 @@ function ResultView(): React.JSX.Element {
   if (stats) return <StatsView />;
   if (cols && view === 'ladder') return <DepthLadder cols={cols} onShowChart={() => setView('chart')} />;
   return <TickChart {...(cols ? { onShowLadder: () => setView('ladder') } : {})} />;
+}
+
+/** The results area: the order-analytics workspace for a summary; else the view over the grid. */
+function Results(): React.JSX.Element {
+  const summary = useStore((s) => s.request?.operation === 'getOrderAnalyticSummary' && s.result !== null);
+  const generating = useStore((s) => s.operation === 'generateOrderAnalytics');
+  const generated = useStore((s) => s.request?.operation === 'generateOrderAnalytics' && s.result !== null);
+  if (generating) {
+    return (
+      <main className="results generate">
+        <GenerateBanner />
+        {generated ? <ResultGrid /> : <section className="grid-panel empty muted">The rows written appear here.</section>}
+      </main>
+    );
+  }
+  if (summary) {
+    return (
+      <main className="results">
+        <OrderSummaryView />
+      </main>
+    );
+  }
+  return (
+    <main className="results">
+      <ResultView />
+      <ResultGrid />
+    </main>
+  );
 }
 
 /** The whole app. */
@@ -50,10 +80,7 @@ export function App(): React.JSX.Element {
       <div className="workspace">
         <TableList />
         <ArgForm />
-        <main className="results">
-          <ResultView />
-          <ResultGrid />
-        </main>
+        <Results />
       </div>
       <StatusBar />
     </div>

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import './styles.css';
 import './stats.css';
+import './tca.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

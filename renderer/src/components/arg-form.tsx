@@ -4,7 +4,7 @@
  * `widget`. A new argument in the registry shows up here without UI code.
  */
 import { useEffect, useMemo } from 'react';
-import type { OperationSpec, TableInfo } from '../../../engine/contract';
+import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
 import { type FormValue, type FormValues, textOf } from '../form/values';
 import { buildArgs } from '../store/request';
 import { operationSpec, tablesOf, useStore } from '../store/store';
@@ -59,6 +59,8 @@ export interface ArgFormViewProps {
   readonly assemblies: readonly string[];
   readonly assembly: string;
   readonly filterRules: readonly string[];
+  /** The assembly's summary functions (config.json), for summaryFunctions. */
+  readonly summaryFunctions?: readonly SummaryFunctionInfo[];
   /** Exchanges of ExchangeHolidayCal, offered by applyHolidayCalendar. */
   readonly exchanges?: readonly string[];
   readonly formError: string | null;
@@ -99,6 +101,7 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           assembly={p.assembly}
           setAssembly={p.setAssembly}
           filterRules={p.filterRules}
+          summaryFunctions={p.summaryFunctions ?? []}
           {...(p.exchanges ? { exchanges: p.exchanges } : {})}
           supported={op.supported.length > 0 && op.supported.includes(arg.name)}
         />
@@ -150,6 +153,7 @@ export function ArgForm(): React.JSX.Element {
       assemblies={assemblies}
       assembly={assembly}
       filterRules={info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? []}
+      summaryFunctions={info?.assemblies.find((a) => a.name === assembly)?.summaryFunctions ?? []}
       exchanges={identifiers[`${assembly}/${HOLIDAY_TABLE}`] ?? []}
       formError={formError}
       setField={setField}

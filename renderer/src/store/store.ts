@@ -77,6 +77,12 @@ function initialForm(op: OperationName, tables: readonly TableInfo[]): FormValue
   const t = tables.find((x) => x.name === preferred[op]) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
   if (!t) return {};
   const values: Record<string, FormValue> = { table: t.name };
+  if (op === 'generateOrderAnalytics') {
+    // one day of orders, replacing what an earlier run stored for them (no duplicates by default)
+    if (t.firstDate) values['dt'] = toKdbDate(t.firstDate);
+    values['regenExistingIDs'] = true;
+    return values;
+  }
   if (t.firstDate) {
     values['startTS'] = `${toKdbDate(t.firstDate)}D00:00:00`;
     values['endTS'] = `${toKdbDate(nextDay(t.firstDate))}D00:00:00`;

@@ -33,6 +33,7 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
   const listId = `${p.id}-list`;
   const shown = matchNames(p.options, p.draft, p.items);
   const hintOf = new Map(p.options.map((o) => [o.value, o.hint]));
+  const titleOf = new Map(p.options.map((o) => [o.value, o.title]));
 
   const commit = (names: readonly string[], draft = ''): void => {
     p.onChange(listValue(addNames(p.items, names), draft));
@@ -97,7 +98,7 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
           <span
             key={it}
             className={`chip ${problem ? 'bad' : ''} ${dragged === i ? 'dragging' : ''}`}
-            title={problem ?? (hint ? `${it} (${hint})` : it)}
+            title={problem ?? titleOf.get(it) ?? (hint ? `${it} (${hint})` : it)}
             draggable={p.ordered}
             onDragStart={(e) => {
               setDragged(i);

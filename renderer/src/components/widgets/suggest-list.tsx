@@ -8,6 +8,8 @@ export interface Suggestion {
   readonly value: string;
   /** Muted text at the right: a column's type, a zone's offset. */
   readonly hint?: string;
+  /** A longer explanation, shown on hover (a summary function's definition). */
+  readonly title?: string;
 }
 
 export interface SuggestListProps {
@@ -52,6 +54,7 @@ export function SuggestList({ id, items, active, onPick, onHover, empty }: Sugge
           data-index={i}
           aria-selected={i === active}
           className={i === active ? 'active' : ''}
+          {...(s.title ? { title: s.title } : {})}
           onMouseDown={(e) => {
             e.preventDefault();
             onPick(s.value);

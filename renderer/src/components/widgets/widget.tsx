@@ -3,7 +3,7 @@
  * decides, so a new argument gets a fitting widget without UI code. Every widget carries
  * data-testid="arg-<name>" on its main element.
  */
-import type { ArgSpec, OperationSpec, TableInfo } from '../../../../engine/contract';
+import type { ArgSpec, OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../../engine/contract';
 import { granularityHint, type Hint, movingWindowHint, unitHint } from '../../form/bucket-hints';
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
@@ -34,8 +34,16 @@ export interface WidgetProps {
   readonly assembly: string;
   readonly setAssembly: (name: string) => void;
   readonly filterRules: readonly string[];
+  /** The assembly's summary functions (config.json), for summaryFunctions. */
+  readonly summaryFunctions: readonly SummaryFunctionInfo[];
   /** Exchanges of the ExchangeHolidayCal table (for applyHolidayCalendar). */
   readonly exchanges?: readonly string[];
+}
+
+/** A summary function's tooltip: its doc, definition, kind and adverse direction. */
+export function summaryTitle(f: SummaryFunctionInfo): string {
+  const adverse = f.adverse ? `; higher is ${f.adverse === 'high' ? 'worse' : 'better'}` : '';
+  return `${f.doc ? `${f.doc}\n` : ''}${f.tree}\n(${f.kind}${adverse}${f.isDefault ? '' : '; not a default'})`;
 }
 
 /** Widgets laid out under their label at full width (builders and JSON). */
@@ -161,6 +169,23 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           describedBy={describedBy}
           problem={problem}
           ordered={arg.widget === 'columns'}
+        />
+      );
+    }
+    case 'summaryFunctions': {
+      const { items, draft } = chipsOf(value, false);
+      const fns = new Map(p.summaryFunctions.map((f) => [f.name, f]));
+      return (
+        <ChipsInput
+          id={id}
+          items={items}
+          draft={draft}
+          options={p.summaryFunctions.map((f) => ({ value: f.name, hint: f.isDefault ? f.kind : `${f.kind} · extra`, title: summaryTitle(f) }))}
+          onChange={onChange}
+          placeholder={`all ${p.summaryFunctions.filter((f) => f.isDefault).length} defaults; type to pick`}
+          describedBy={describedBy}
+          problem={(it) => (fns.size > 0 && !fns.has(it) ? `${it} is not a summary function of config.json` : null)}
+          ordered
         />
       );
     }

@@ -1,0 +1,94 @@
+/**
+ * generateOrderAnalytics in the results area: before a run, how many OrderAnalytics rows the form's
+ * window already holds (what regenerate replaces, or append would repeat); after one, how many rows
+ * were written, with a link to summarise them.
+ */
+import { useEffect, useState } from 'react';
+import { backend } from '../../backend';
+import { useStore } from '../../store/store';
+import { type FormValues, textOf } from '../../form/values';
+
+/** The form's window of New events as getStats arguments on strikeTime, or null when incomplete. */
+export function generateWindow(values: FormValues): { startTS: string; endTS: string } | null {
+  const dt = textOf(values['dt']).trim();
+  if (dt) {
+    const m = /^(\d{4})[.-](\d{2})[.-](\d{2})$/.exec(dt);
+    if (!m) return null;
+    const next = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1)).toISOString().slice(0, 10).replace(/-/g, '.');
+    return { startTS: `${m[1]}.${m[2]}.${m[3]}`, endTS: next };
+  }
+  const s = textOf(values['startTS']).trim();
+  const e = textOf(values['endTS']).trim();
+  return s && e ? { startTS: s, endTS: e } : null;
+}
+
+const NO_VALUES: FormValues = {};
+
+export function GenerateBanner(): React.JSX.Element {
+  const values = useStore((s) => s.forms.generateOrderAnalytics) ?? NO_VALUES;
+  const result = useStore((s) => (s.request?.operation === 'generateOrderAnalytics' ? s.result : null));
+  const request = useStore((s) => s.request);
+  const running = useStore((s) => s.running);
+  const [held, setHeld] = useState<{ rows: number; orders: number } | null | 'error'>(null);
+  const win = generateWindow(values);
+  const key = win ? `${win.startTS}|${win.endTS}` : '';
+
+  useEffect(() => {
+    setHeld(null);
+    if (!win || running) return undefined;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      backend()
+        .run('getOrderAnalyticSummary', { table: 'OrderAnalytics', ...win, groupBy: [], summaryFunctions: ['orderCount'], agg: { rows: ['count', 'i'] } })
+        .then(async (r) => {
+          if (cancelled) return;
+          if (!r.ok) return setHeld('error');
+          const [row] = (await backend().page(r.resultId, 0, 1)).rows;
+          if (!cancelled) setHeld({ orders: Number(row?.[0] ?? 0), rows: Number(row?.[1] ?? 0) });
+        })
+        .catch(() => !cancelled && setHeld('error'));
+    }, 250);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+    // the window's text is the key (`win` is rebuilt on every render)
+  }, [key, running, result?.resultId]);
+
+  const regen = values['regenExistingIDs'] === true;
+  const openSummary = (): void => {
+    const s = useStore.getState();
+    s.setOperation('getOrderAnalyticSummary');
+    if (request && win) {
+      s.setField('startTS', win.startTS.includes('D') ? win.startTS : `${win.startTS}D00:00:00`);
+      s.setField('endTS', win.endTS.includes('D') ? win.endTS : `${win.endTS}D00:00:00`);
+    }
+    void s.run();
+  };
+  return (
+    <section className="generate-banner" aria-label="Order analytics generation" data-testid="generate-banner">
+      {result && (
+        <div className="generate-done" data-testid="generate-written">
+          <span>
+            Wrote <b>{result.rows.toLocaleString()}</b> OrderAnalytics row{result.rows === 1 ? '' : 's'} in {Math.round(result.elapsedMs).toLocaleString()} ms
+            {request?.args['regenExistingIDs'] === '1b' || request?.args['regenExistingIDs'] === true ? ', replacing the stored rows of the same orders' : ', appended'}.
+          </span>
+          <button type="button" className="link-button" onClick={openSummary} disabled={running}>
+            Summarise this window →
+          </button>
+        </div>
+      )}
+      <div className="generate-held muted" data-testid="generate-held">
+        {!win
+          ? 'Give dt, or startTS and endTS: the window of the orders’ New events.'
+          : held === null
+            ? 'Counting the stored rows of this window…'
+            : held === 'error'
+              ? 'The stored OrderAnalytics rows of this window could not be counted.'
+              : held.rows === 0
+                ? `OrderAnalytics holds no rows struck in this window yet.`
+                : `OrderAnalytics already holds ${held.rows.toLocaleString()} row${held.rows === 1 ? '' : 's'} (${held.orders.toLocaleString()} order${held.orders === 1 ? '' : 's'}) struck in this window: ${regen ? 'regenerate replaces those of the orders it writes.' : 'with regenerate off, a run appends, so those orders will count twice in row counts.'}`}
+      </div>
+    </section>
+  );
+}

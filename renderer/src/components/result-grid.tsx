@@ -5,9 +5,11 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ColumnType } from '../../../engine/contract';
+import type { ColumnType, RunResponse } from '../../../engine/contract';
 import { backend } from '../backend';
 import { useStore } from '../store/store';
+
+type RunOk = Extract<RunResponse, { ok: true }>;
 
 const ROW_HEIGHT = 22;
 const PAGE = 200;
@@ -29,10 +31,28 @@ const WIDTH: Record<ColumnType, number> = {
 
 const NUMERIC = new Set<ColumnType>(['float', 'long', 'int']);
 
+/** The grid of the store's current result. */
 export function ResultGrid(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const selectedRow = useStore((s) => s.selectedRow);
   const selectRow = useStore((s) => s.selectRow);
+  return <ResultGridView result={result} selectedRow={selectedRow} selectRow={selectRow} />;
+}
+
+export interface ResultGridViewProps {
+  readonly result: RunOk | null;
+  readonly selectedRow: number | null;
+  readonly selectRow: (row: number | null) => void;
+  /** Enter or a double click on a row. */
+  readonly onOpen?: (row: number) => void;
+  readonly label?: string;
+  readonly testId?: string;
+}
+
+/** A grid of any held result (the drill-down's orders, as well as the store's result). */
+export function ResultGridView({ result, selectedRow, selectRow, onOpen, label = 'Result rows', testId = 'grid' }: ResultGridViewProps): React.JSX.Element {
+  const current = useRef<string | null>(null);
+  current.current = result?.resultId ?? null;
   const scroller = useRef<HTMLDivElement>(null);
   const pages = useRef(new Map<number, ReadonlyArray<readonly string[]>>());
   const pending = useRef(new Set<number>());
@@ -69,7 +89,7 @@ export function ResultGrid(): React.JSX.Element {
         backend()
           .page(id, p * PAGE, PAGE)
           .then((page) => {
-            if (id !== useStore.getState().result?.resultId) return;
+            if (id !== current.current) return;
             pages.current.set(p, page.rows);
             setVersion((v) => v + 1);
           })
@@ -96,6 +116,11 @@ export function ResultGrid(): React.JSX.Element {
 
   const onKeyDown = (e: React.KeyboardEvent): void => {
     if (!result || result.rows === 0) return;
+    if (e.key === 'Enter' && onOpen && selectedRow !== null) {
+      e.preventDefault();
+      onOpen(selectedRow);
+      return;
+    }
     const step = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : e.key === 'PageDown' ? 20 : e.key === 'PageUp' ? -20 : 0;
     if (step === 0) return;
     e.preventDefault();
@@ -105,8 +130,8 @@ export function ResultGrid(): React.JSX.Element {
   if (!result) return <section className="grid-panel empty muted">No result yet.</section>;
   const cell = (row: number, col: number): string | undefined => pages.current.get(Math.floor(row / PAGE))?.[row % PAGE]?.[col];
   return (
-    <section className="grid-panel" aria-label="Result rows">
-      <div className="grid-scroll" ref={scroller} tabIndex={0} onKeyDown={onKeyDown} data-testid="grid">
+    <section className="grid-panel" aria-label={label}>
+      <div className="grid-scroll" ref={scroller} tabIndex={0} onKeyDown={onKeyDown} data-testid={testId}>
         <div className="grid-header" style={{ width: totalWidth }}>
           <div className="grid-cell rownum">#</div>
           {result.columns.map((c, j) => (
@@ -123,6 +148,7 @@ export function ResultGrid(): React.JSX.Element {
               style={{ transform: `translateY(${v.start}px)`, height: ROW_HEIGHT }}
               data-row={v.index}
               onClick={() => selectRow(v.index)}
+              {...(onOpen ? { onDoubleClick: () => onOpen(v.index) } : {})}
             >
               <div className="grid-cell rownum">{v.index + 1}</div>
               {result.columns.map((c, j) => (

@@ -12,6 +12,7 @@ import { formatValue, histogram, type Kind, KIND_UNIT, nextSort, priceDecimals, 
 import { assignColours } from '../../stats/group-colours';
 import { useStore } from '../../store/store';
 import { summaryTitle } from '../widgets/widget';
+import { type Drill, OrdersDrill } from './orders-drill';
 import { MarkoutChart, ShortfallHistogram } from './tca-charts';
 
 type Ok = Extract<RunResponse, { ok: true }>;
@@ -65,6 +66,7 @@ export function OrderSummaryView(): React.JSX.Element {
   const [aux, setAux] = useState<Aux>(NO_AUX);
   const [sort, setSort] = useState<SortState | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
+  const [drill, setDrill] = useState<Drill | null>(null);
   const args = useMemo(() => request?.args ?? {}, [request]);
   const groupCols = useMemo(() => result?.groupColumns ?? [], [result]);
 
@@ -73,6 +75,7 @@ export function OrderSummaryView(): React.JSX.Element {
     setAux(NO_AUX);
     setSort(null);
     setSelected(null);
+    setDrill(null);
     if (!result || result.rows > 10_000) return undefined;
     let cancelled = false;
     const op = 'getOrderAnalyticSummary';
@@ -101,22 +104,44 @@ export function OrderSummaryView(): React.JSX.Element {
   }, [result, args, fns, groupCols]);
 
   const hist = useHistogram(aux.orders, main, groupCols, selected);
+  const open = (row: number): void => {
+    if (!main || row < 0 || row >= main.rows.length) return;
+    setSelected(row);
+    setDrill({ label: groupLabel(main, groupCols, row), args: drillArgs(args, groupCols.map((g) => [g, main.rows[row]![main.names.indexOf(g)] ?? ''])) });
+  };
   if (!result) return <section className="tca-panel empty muted">No result yet.</section>;
   if (result.rows > 10_000) return <section className="tca-panel empty muted">{result.rows.toLocaleString()} groups: see the grid below.</section>;
   if (!main) return <section className="tca-panel empty muted">Reading the summary…</section>;
   return (
     <section className="tca-panel" aria-label="Order analytics summary">
-      <SummaryGrid main={main} groupCols={groupCols} fns={fns} totals={aux.totals} currencyTotals={aux.currencyTotals} sort={sort} setSort={setSort} selected={selected} setSelected={setSelected} />
-      <div className="tca-charts">
-        <ShortfallHistogram
-          title={selected === null ? 'all orders' : groupLabel(main, groupCols, selected)}
-          hist={hist}
-          error={aux.error}
-        />
-        <MarkoutChart markouts={aux.markouts} groupCols={groupCols} selectedKey={selected === null ? null : groupKey(main, groupCols, selected)} colours={colourMemory} assign={assignColours} totals={aux.totals} />
-      </div>
+      <SummaryGrid main={main} groupCols={groupCols} fns={fns} totals={aux.totals} currencyTotals={aux.currencyTotals} sort={sort} setSort={setSort} selected={selected} setSelected={setSelected} onOpen={open} />
+      {drill ? (
+        <OrdersDrill drill={drill} onClose={() => setDrill(null)} />
+      ) : (
+        <div className="tca-charts">
+          <ShortfallHistogram
+            title={selected === null ? 'all orders' : groupLabel(main, groupCols, selected)}
+            hist={hist}
+            error={aux.error}
+            onOpen={() => open(selected ?? -1)}
+            openLabel={selected === null || groupCols.length === 0 ? null : `orders of ${groupLabel(main, groupCols, selected)} →`}
+          />
+          <MarkoutChart markouts={aux.markouts} groupCols={groupCols} selectedKey={selected === null ? null : groupKey(main, groupCols, selected)} colours={colourMemory} assign={assignColours} totals={aux.totals} />
+        </div>
+      )}
     </section>
   );
+}
+
+/** getTicks arguments for the orders of one group: the summary's window and filter, and the group's values. */
+function drillArgs(args: Readonly<Record<string, unknown>>, group: ReadonlyArray<readonly [string, string]>): Record<string, unknown> {
+  const { scope, inputTZ, outputTZ, temporality, slice, filter, startTS, endTS, table } = args;
+  const out: Record<string, unknown> = { table };
+  for (const [k, v] of Object.entries({ scope, inputTZ, outputTZ, temporality, slice, startTS, endTS })) if (v !== undefined) out[k] = v;
+  const clauses = group.map(([column, value]) => ['=', column, value]);
+  if (typeof filter === 'string' && filter.trim()) out['filter'] = [filter, ...group.map(([c, v]) => `${c}=${v}`)].join(';');
+  else if (Array.isArray(filter) || clauses.length) out['filter'] = [...(Array.isArray(filter) ? (filter as unknown[]) : []), ...clauses];
+  return out;
 }
 
 /** The orders of the summary's window and filter, with the columns the histogram groups and bins by. */
@@ -173,6 +198,8 @@ interface GridProps {
   readonly setSort: (s: SortState | null) => void;
   readonly selected: number | null;
   readonly setSelected: (row: number | null) => void;
+  /** Opens a row's orders (Enter, double click). */
+  readonly onOpen: (row: number) => void;
 }
 
 interface ColumnView {
@@ -217,6 +244,11 @@ function SummaryGrid(p: GridProps): React.JSX.Element {
   );
 
   const onKeyDown = (e: React.KeyboardEvent): void => {
+    if (e.key === 'Enter' && p.selected !== null && p.groupCols.length > 0) {
+      e.preventDefault();
+      p.onOpen(p.selected);
+      return;
+    }
     if (e.key === 'Escape' && p.selected !== null) {
       e.preventDefault();
       e.stopPropagation();
@@ -246,7 +278,7 @@ function SummaryGrid(p: GridProps): React.JSX.Element {
             {columns.map((c) => {
               const dir = p.sort?.column === c.name ? p.sort.dir : null;
               return (
-                <th key={c.name} className={c.group ? 'grp' : 'num'} aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}>
+                <th key={c.name} data-col={c.name} className={c.group ? 'grp' : 'num'} aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}>
                   <button type="button" title={c.fn ? summaryTitle(c.fn) : c.group ? `group: ${c.name}` : `agg: ${c.name}`} onClick={() => p.setSort(nextSort(p.sort, c.name, !c.group))}>
                     {c.name}
                     {c.kind && KIND_UNIT[c.kind] && <span className="unit">{KIND_UNIT[c.kind]}</span>}
@@ -292,6 +324,8 @@ function SummaryGrid(p: GridProps): React.JSX.Element {
               className={row === p.selected ? 'selected' : ''}
               data-row={row}
               onClick={() => p.setSelected(row === p.selected ? null : row)}
+              onDoubleClick={() => p.groupCols.length > 0 && p.onOpen(row)}
+              title={p.groupCols.length > 0 ? 'Double-click or Enter: this group’s orders' : undefined}
             >
               {columns.map((c, j) => {
                 const { text, tone } = cellOf(c, main.rows[row]![j], total(c.name));

@@ -3,23 +3,10 @@
  * executionShortfall (bps) and the markout curves (mean signed return from arrival to completion,
  * +5 and +30 minutes) per group. Hover shows the values under the pointer.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { formatValue, type Histogram } from '../../orders/tca';
 import { GROUP_PALETTE } from '../../stats/group-colours';
-
-function useSize(): [React.RefObject<HTMLDivElement | null>, { w: number; h: number }] {
-  const ref = useRef<HTMLDivElement>(null);
-  const [size, setSize] = useState({ w: 0, h: 0 });
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return undefined;
-    const ro = new ResizeObserver(() => setSize({ w: el.clientWidth, h: el.clientHeight }));
-    ro.observe(el);
-    setSize({ w: el.clientWidth, h: el.clientHeight });
-    return () => ro.disconnect();
-  }, []);
-  return [ref, size];
-}
+import { useSize } from './use-size';
 
 /** About `n` round tick values between lo and hi. */
 function ticks(lo: number, hi: number, n: number): number[] {
@@ -37,7 +24,19 @@ const bps = (v: number): string => formatValue('bps', v);
 const tickText = (v: number, step: number): string => v.toFixed(Math.max(0, Math.min(4, -Math.floor(Math.log10(step) + 1e-9))));
 const PAD = { l: 44, r: 12, t: 22, b: 26 };
 
-export function ShortfallHistogram({ title, hist, error }: { readonly title: string; readonly hist: Histogram | null; readonly error: string | null }): React.JSX.Element {
+export function ShortfallHistogram({
+  title,
+  hist,
+  error,
+  onOpen,
+  openLabel,
+}: {
+  readonly title: string;
+  readonly hist: Histogram | null;
+  readonly error: string | null;
+  readonly onOpen: () => void;
+  readonly openLabel: string | null;
+}): React.JSX.Element {
   const [ref, { w, h }] = useSize();
   const [hover, setHover] = useState<number | null>(null);
   const bins = hist?.counts.length ?? 0;
@@ -57,7 +56,14 @@ export function ShortfallHistogram({ title, hist, error }: { readonly title: str
     <figure className="tca-chart" aria-label="executionShortfall histogram" data-testid="tca-histogram">
       <figcaption>
         <span className="tca-chart-title">executionShortfall (bps) · {title}</span>
-        <span className="muted tca-chart-info">{info}</span>
+        <span className="muted tca-chart-info" title={info}>
+          {info}
+        </span>
+        {openLabel && (
+          <button type="button" className="link-button open-orders" onClick={onOpen} data-testid="tca-open-orders">
+            {openLabel}
+          </button>
+        )}
       </figcaption>
       <div className="tca-chart-body" ref={ref}>
         {error && <div className="error-text tca-chart-msg">{error}</div>}

@@ -85,3 +85,13 @@ describe('shortfall histogram', () => {
     expect([0.7, 1.3, 2.2, 3, 7, 13].map(niceStep)).toEqual([1, 2, 2.5, 5, 10, 20]);
   });
 });
+
+describe('chart axes', () => {
+  it('put about n round ticks in the range, whatever its size', async () => {
+    const { ticks } = await import('../../renderer/src/components/orders/tca-charts.js');
+    expect(ticks(-3.62, 4.76, 4)).toEqual([-2, 0, 2, 4]);
+    expect(ticks(0, 44, 4)).toEqual([0, 10, 20, 30, 40]);
+    expect(ticks(168.8, 169.65, 4)).toEqual([168.8, 169, 169.2, 169.4, 169.6]);
+    expect(ticks(5, 5, 4)).toEqual([5]);
+  });
+});

@@ -8,14 +8,15 @@ import { formatValue, type Histogram } from '../../orders/tca';
 import { GROUP_PALETTE } from '../../stats/group-colours';
 import { useSize } from './use-size';
 
-/** About `n` round tick values between lo and hi. */
-function ticks(lo: number, hi: number, n: number): number[] {
+/** About `n` round tick values between lo and hi (the round step whose count is nearest n). */
+export function ticks(lo: number, hi: number, n: number): number[] {
   if (!(hi > lo)) return [lo];
   const raw = (hi - lo) / n;
   const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((k) => k * p).find((s) => s >= raw) ?? 10 * p;
+  const steps = [1, 2, 5, 10].map((k) => k * p);
+  const step = steps.reduce((best, s) => (Math.abs((hi - lo) / s - n) < Math.abs((hi - lo) / best - n) ? s : best));
   const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : Number(v.toPrecision(12)));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Builds everything `npm start`, `npx tickscope` and the tests run:
 //   dist/bin/cli.cjs           the tickscope command (Node, CommonJS: see below)
+//   dist/bin/executor-worker.cjs  a query worker of the executor
 //   dist/electron/main.cjs     Electron main process   dist/electron/preload.cjs  its preload (sandboxed: CJS)
 //   dist/bench/bench.js        npm run bench
 //   dist/renderer/             the React app (Vite), served by Electron and by `tickscope serve`
@@ -45,7 +46,8 @@ const cjs = {
 };
 await Promise.all([
   build({ bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', entryPoints: { temporal: 'node_modules/temporal-polyfill/index.js' }, outdir: 'dist/vendor' }),
-  build({ ...node, entryPoints: { cli: 'bin/cli.ts' }, outdir: 'dist/bin', ...cjs }),
+  // the CLI, and the executor's query worker that serve and the desktop app start
+  build({ ...node, entryPoints: { cli: 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts' }, outdir: 'dist/bin', ...cjs }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
   build({ ...node, entryPoints: { bench: 'bench/bench.ts' }, outdir: 'dist/bench', format: 'esm' }),
   build({ ...node, entryPoints: { 'cold-ours': 'bench/cold-ours.ts', 'cold-duck': 'bench/cold-duck.ts', 'cold-empty': 'bench/cold-empty.ts', memory: 'bench/memory.ts' }, outdir: 'dist/bench', ...cjs }),

@@ -7,6 +7,7 @@
  */
 
 import { concatDicts, type Dict, dictIndexOf, dictOf, dictStrings, PickDict } from './dict.js';
+import { checkpoint } from './query-hooks.js';
 
 const NULL_ONLY = dictOf(['']);
 
@@ -362,6 +363,7 @@ function pickCodes(codes: Int32Array, from: number, to: number, base: number, di
  * read in storage order come as long runs of consecutive rows, which are copied as blocks.
  */
 export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
+  checkpoint();
   if (parts.length === 1 && type !== 'symbol' && !rowRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
   switch (type) {

@@ -35,6 +35,11 @@ export const ErrorKinds = {
   badDatabase: app(31, 'database folder missing or invalid'),
   badConfig: app(32, 'invalid config.json'),
   badSchema: app(33, 'invalid schema.json'),
+  badSettings: app(34, 'invalid process settings'),
+  cancelled: app(40, 'cancelled'),
+  timeout: app(41, 'timeout', 504),
+  resultTooLarge: app(42, 'result too large'),
+  busy: app(43, 'busy', 503),
   internal: { ac: 99, rc: 10, http: 500, title: 'internal error' },
 } as const satisfies Record<string, ErrorKind>;
 

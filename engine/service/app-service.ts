@@ -62,13 +62,24 @@ function resultIds(r: QueryResult): string[] {
   return [...ids].sort();
 }
 
+/** Bytes a column holds per row, for the result size limit (variable-width columns estimated). */
+const ROW_BYTES: Readonly<Record<string, number>> = {
+  float: 8, long: 8, timestamp: 8, timespan: 8, int: 4, date: 4, symbol: 4, boolean: 1, string: 24, 'float[]': 48, 'long[]': 48,
+};
+
 export class AppService {
   private readonly results = new Map<string, QueryResult>();
 
   constructor(
     readonly engine: Engine,
     readonly mode: 'electron' | 'browser',
+    private readonly limits: { readonly maxResultBytes?: number } = {},
   ) {}
+
+  /** Forgets a held result (its memory goes back once nothing else holds it). */
+  release(resultId: unknown): boolean {
+    return typeof resultId === 'string' && this.results.delete(resultId);
+  }
 
   /** Assemblies, their tables, and the operation registry (which drives the forms). */
   info(): AppInfo {
@@ -94,6 +105,11 @@ export class AppService {
     const started = performance.now();
     try {
       const result = this.engine.call(operation, args);
+      const bytes = result.table.defs.reduce((sum, c) => sum + (ROW_BYTES[c.type] ?? 8), 0) * result.table.length;
+      const maxBytes = this.limits.maxResultBytes ?? Infinity;
+      if (bytes > maxBytes) {
+        throw new TickscopeError('resultTooLarge', `the result holds ${result.table.length.toLocaleString('en-US')} rows of about ${bytes.toLocaleString('en-US')} bytes, more than maxResultBytes (${maxBytes.toLocaleString('en-US')}); narrow the window, idList, filter or columns, or raise maxResultBytes`);
+      }
       const resultId = randomUUID();
       this.results.set(resultId, result);
       while (this.results.size > MAX_RESULTS) this.results.delete(this.results.keys().next().value!);

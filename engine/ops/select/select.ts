@@ -5,6 +5,8 @@
  * the window applies to that column instead.
  */
 import { int32Pairs } from '../../core/column.js';
+import { TickscopeError } from '../../core/errors.js';
+import { checkpoint, maxResultRows, reportProgress } from '../../core/query-hooks.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';
@@ -118,11 +120,15 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     spec.predicate,
   ]);
   const parts: Array<{ source: RowSource; rows: Int32Array }> = [];
-  for (const key of keys) {
-    if (key < lo || key > hi) continue;
+  const read = keys.filter((key) => key >= lo && key <= hi);
+  const limit = maxResultRows();
+  let selected = 0;
+  reportProgress(0, read.length);
+  for (const [done, key] of read.entries()) {
+    checkpoint();
     const stored = db.partition(t.name, key)!;
     const source: RowSource = spec.canCor ? new CorrectedSource(stored, spec.canCor) : stored;
-    const { rows, source: read } = scanPartition(source, {
+    const { rows, source: narrowed } = scanPartition(source, {
       timeColumn: t.timeColumn,
       ranges: onPartitionColumn ? ranges : [ALL],
       ...(spec.ids ? { ids: spec.ids } : {}),
@@ -130,7 +136,12 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       ...(spec.order ? { order: spec.order } : {}),
       ...(spec.alloc ? { alloc: spec.alloc } : {}),
     });
-    if (rows.length > 0) parts.push({ source: read, rows });
+    if (rows.length > 0) parts.push({ source: narrowed, rows });
+    selected += rows.length;
+    if (selected > limit) {
+      throw new TickscopeError('resultTooLarge', `${t.name}: the query selects more than maxResultRows (${limit.toLocaleString('en-US')}) rows; ${selected.toLocaleString('en-US')} so far after ${done + 1} of ${read.length} partitions. Narrow the window, idList or filter, or raise maxResultRows`);
+    }
+    reportProgress(done + 1, read.length);
   }
   return { parts, ordered: onPartitionColumn, ranges };
 }

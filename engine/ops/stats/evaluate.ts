@@ -7,6 +7,7 @@
  */
 import type { ColumnType } from '../../core/column.js';
 import { argError } from '../../core/errors.js';
+import { checkpoint } from '../../core/query-hooks.js';
 import { type Fail, type Frame, kernel } from './aggregates.js';
 import type { ElementwiseOp, Node, OrderedOp } from './tree.js';
 import { columnVec, type NumVec, symNull, type Vec } from './vectors.js';
@@ -247,7 +248,10 @@ function evalCell(n: Node, ctx: Ctx): Vec {
   if (n.k === 'lit') v = { lvl: 'scalar', t: 'num', v: n.value, type: n.type };
   else if (n.k === 'agg') {
     const k = kernel(n.op, ctx.frames[0]!, ctx.fail, (i) => describe(n.args[i]!));
-    for (const f of ctx.frames) k.add(n.args.map((a) => evalRow(a, f, ctx)), f);
+    for (const f of ctx.frames) {
+      checkpoint();
+      k.add(n.args.map((a) => evalRow(a, f, ctx)), f);
+    }
     v = k.finish();
   } else if (n.k === 'elem') {
     v = elementwise(n.op, n.args.map((a) => evalCell(a, ctx)), ctx.frames[0]!.out, ctx.fail);

@@ -1,0 +1,362 @@
+/**
+ * The executor: queries run on worker threads, never on the thread that serves HTTP, Electron IPC or
+ * q IPC (it only dispatches and relays). One executor per process (SPEC 10 settings). Each worker
+ * holds the results of the queries it ran; paging, charting, Arrow and CSV of a result run in its
+ * worker too. Queries queue in order (at most maxRunningQueries running, maxQueuedQueries waiting,
+ * then busy); each can be cancelled by its id or by its timeout (counted from receipt), which stops
+ * it at its next checkpoint, or, if it does not stop within CANCEL_GRACE_MS, ends its worker (a new
+ * one takes its place). A worker that crashes fails only its own calls.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ChartRequest, PageResponse, RunResponse } from '../contract.js';
+import { type ErrorKindName, TickscopeError } from '../core/errors.js';
+import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
+import { CANCELLED, type CallMessage, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import type { ProcessSettings } from './settings.js';
+
+/** How long a cancelled query may run on before its worker is ended. */
+export const CANCEL_GRACE_MS = 250;
+
+export interface Progress {
+  readonly state: 'queued' | 'running';
+  readonly done: number;
+  readonly total: number;
+  readonly elapsedMs: number;
+}
+
+export interface RunOptions {
+  /** The caller's id for the query (for cancel and progress); default a fresh one. */
+  readonly queryId?: string;
+  /** ms from receipt; default the settings' queryTimeoutMs (0: none). */
+  readonly timeoutMs?: number;
+  readonly onProgress?: (p: Progress) => void;
+}
+
+interface Call {
+  readonly id: number;
+  readonly method: WorkerMethod;
+  readonly params: readonly unknown[];
+  readonly resolve: (v: unknown) => void;
+  readonly reject: (e: TickscopeError) => void;
+  readonly onChunk?: (text: string) => void;
+  slot?: Slot;
+}
+
+interface QueryState {
+  readonly call: Call;
+  readonly queryId: string;
+  readonly operation: string;
+  readonly received: number;
+  readonly onProgress: ((p: Progress) => void) | undefined;
+  done: number;
+  total: number;
+  running: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+  graceTimer?: ReturnType<typeof setTimeout>;
+  stopped?: ErrorKindName;
+}
+
+interface Slot {
+  worker: Worker;
+  readonly flags: Int32Array;
+  readonly init: WorkerInit;
+  readonly calls: Map<number, Call>;
+  /** The query running here, if any. */
+  query: QueryState | null;
+  ready: Promise<void>;
+}
+
+/** The built worker script: beside the bundle (dist/bin), one folder over (dist/electron), or in dist/ from the sources. */
+export function workerScript(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  for (const rel of ['executor-worker.cjs', '../bin/executor-worker.cjs', '../../dist/bin/executor-worker.cjs']) {
+    const path = join(here, rel);
+    if (existsSync(path)) return path;
+  }
+  throw new TickscopeError('internal', 'the query worker is not built (no dist/bin/executor-worker.cjs); run npm run build');
+}
+
+export class Executor {
+  private readonly slots: Slot[] = [];
+  private readonly queue: QueryState[] = [];
+  private readonly queries = new Map<string, QueryState>();
+  private readonly resultSlot = new Map<string, Slot>();
+  private nextId = 1;
+  private closing = false;
+
+  private constructor(
+    readonly dbs: readonly string[],
+    readonly settings: ProcessSettings,
+    private readonly script: string,
+  ) {}
+
+  /** Starts the workers over these database folders; resolves once they have opened them. */
+  static async start(dbs: readonly string[], settings: ProcessSettings, script = workerScript()): Promise<Executor> {
+    const ex = new Executor(dbs, settings, script);
+    for (let i = 0; i < settings.workers; i++) ex.slots.push(ex.spawn());
+    await Promise.all(ex.slots.map((s) => s.ready));
+    return ex;
+  }
+
+  private spawn(): Slot {
+    const cancel = new SharedArrayBuffer(8);
+    const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel };
+    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve() };
+    this.attach(slot);
+    return slot;
+  }
+
+  private attach(slot: Slot): void {
+    const worker = new Worker(this.script, { workerData: slot.init });
+    slot.worker = worker;
+    let readyResolve!: () => void;
+    let readyReject!: (e: unknown) => void;
+    slot.ready = new Promise((res, rej) => {
+      readyResolve = res;
+      readyReject = rej;
+    });
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.kind === 'ready') return readyResolve();
+      const call = slot.calls.get(m.id);
+      if (!call) return undefined;
+      if (m.kind === 'progress') {
+        const q = slot.query;
+        if (q && q.call === call) {
+          q.done = m.done;
+          q.total = m.total;
+          q.onProgress?.(this.progressOf(q));
+        }
+        return undefined;
+      }
+      if (m.kind === 'chunk') return call.onChunk?.(m.text);
+      slot.calls.delete(m.id);
+      if (m.kind === 'done') call.resolve(m.value);
+      else call.reject(new TickscopeError(m.error.kind, m.error.message));
+      return undefined;
+    });
+    worker.on('error', (e) => {
+      readyReject(e);
+      this.lost(slot, worker, `the query worker failed: ${e.message}`);
+    });
+    worker.on('exit', (code) => {
+      if (!this.closing && slot.worker === worker) this.lost(slot, worker, `the query worker exited (code ${code})`);
+    });
+  }
+
+  /** A worker died (a crash, out of memory, or ended on cancel): its calls fail, a new worker takes its place. */
+  private lost(slot: Slot, worker: Worker, why: string, kind: ErrorKindName = 'internal'): void {
+    if (slot.worker !== worker) return;
+    const calls = [...slot.calls.values()];
+    slot.calls.clear();
+    for (const [id, s] of this.resultSlot) if (s === slot) this.resultSlot.delete(id);
+    const q = slot.query;
+    slot.query = null;
+    for (const c of calls) c.reject(new TickscopeError(q && c === q.call && q.stopped ? q.stopped : kind, q && c === q.call && q.stopped ? stoppedMessage(q.stopped) : `${why}; the query was not completed (its results are gone); run it again`));
+    Atomics.store(slot.flags, 0, 0);
+    Atomics.store(slot.flags, 1, 0);
+    if (this.closing) return;
+    this.attach(slot);
+    void slot.ready.then(() => this.pump(), () => undefined);
+  }
+
+  private post(slot: Slot, method: WorkerMethod, params: readonly unknown[], onChunk?: (text: string) => void): { call: Call; promise: Promise<unknown> } {
+    let call!: Call;
+    const promise = new Promise<unknown>((resolve, reject) => {
+      call = { id: this.nextId++, method, params, resolve, reject, ...(onChunk ? { onChunk } : {}), slot };
+    });
+    slot.calls.set(call.id, call);
+    slot.worker.postMessage({ kind: 'call', id: call.id, method, params } satisfies CallMessage);
+    return { call, promise };
+  }
+
+  private progressOf(q: QueryState): Progress {
+    return { state: q.running ? 'running' : 'queued', done: q.done, total: q.total, elapsedMs: performance.now() - q.received };
+  }
+
+  /** Runs an operation on a worker; the result stays there (by its resultId) for paging, charts and exports. */
+  run(operation: string, args: unknown, opts: RunOptions = {}): Promise<RunResponse> {
+    const req = requestInfo(operation);
+    const answer = (e: TickscopeError): RunResponse => ({ ok: false, header: errorEnvelope(req, e).header });
+    const queryId = opts.queryId ?? `q${this.nextId}`;
+    if (this.queries.has(queryId)) return Promise.resolve(answer(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
+    if (this.queue.length >= this.settings.maxQueuedQueries && this.freeSlot() === undefined) {
+      return Promise.resolve(answer(new TickscopeError('busy', `busy: ${this.running()} queries running and ${this.queue.length} waiting (maxQueuedQueries ${this.settings.maxQueuedQueries}); retry shortly`)));
+    }
+    return new Promise<RunResponse>((resolve) => {
+      const finish = (): void => {
+        this.queries.delete(queryId);
+        if (q.timer) clearTimeout(q.timer);
+        if (q.graceTimer) clearTimeout(q.graceTimer);
+      };
+      const call: Call = {
+        id: this.nextId++,
+        method: 'run',
+        params: [operation, args],
+        resolve: (v) => {
+          finish();
+          const r = v as RunResponse;
+          if (q.stopped) resolve(answer(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
+          else {
+            if (r.ok && call.slot) this.resultSlot.set(r.resultId, call.slot);
+            resolve(r);
+          }
+          this.release(q);
+        },
+        reject: (e) => {
+          finish();
+          resolve(answer(e));
+          this.release(q);
+        },
+      };
+      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, running: false };
+      this.queries.set(queryId, q);
+      const timeout = opts.timeoutMs ?? this.settings.queryTimeoutMs;
+      if (timeout > 0) q.timer = setTimeout(() => this.stop(q, 'timeout'), timeout);
+      this.queue.push(q);
+      opts.onProgress?.(this.progressOf(q));
+      this.pump();
+    });
+  }
+
+  private running(): number {
+    return this.slots.filter((s) => s.query !== null).length;
+  }
+
+  private freeSlot(): Slot | undefined {
+    if (this.running() >= this.settings.maxRunningQueries) return undefined;
+    return this.slots.find((s) => s.query === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null);
+  }
+
+  /** Starts queued queries on free workers, in arrival order. */
+  private pump(): void {
+    for (;;) {
+      const q = this.queue[0];
+      if (!q) return;
+      const slot = this.freeSlot();
+      if (!slot) return;
+      this.queue.shift();
+      slot.query = q;
+      q.running = true;
+      q.call.slot = slot;
+      slot.calls.set(q.call.id, q.call);
+      slot.worker.postMessage({ kind: 'call', id: q.call.id, method: 'run', params: q.call.params } satisfies CallMessage);
+      q.onProgress?.(this.progressOf(q));
+    }
+  }
+
+  /** Frees the worker of a finished query and starts the next. */
+  private release(q: QueryState): void {
+    const slot = q.call.slot;
+    if (slot && slot.query === q) slot.query = null;
+    const at = this.queue.indexOf(q);
+    if (at >= 0) this.queue.splice(at, 1);
+    this.pump();
+  }
+
+  /** Stops a query: a queued one leaves the queue; a running one stops at its next checkpoint, or its worker is ended. */
+  private stop(q: QueryState, why: 'cancelled' | 'timeout'): void {
+    if (q.stopped) return;
+    q.stopped = why;
+    if (!q.running) {
+      q.call.reject(new TickscopeError(why, stoppedMessage(why)));
+      return;
+    }
+    const slot = q.call.slot!;
+    Atomics.store(slot.flags, 1, why === 'timeout' ? TIMED_OUT : CANCELLED);
+    Atomics.store(slot.flags, 0, q.call.id);
+    q.graceTimer = setTimeout(() => {
+      if (slot.query !== q) return;
+      const worker = slot.worker;
+      void worker.terminate();
+      this.lost(slot, worker, 'the query did not stop in time', why);
+    }, CANCEL_GRACE_MS);
+  }
+
+  /** Cancels a query by its id; false when no such query is queued or running. */
+  cancel(queryId: string): boolean {
+    const q = this.queries.get(queryId);
+    if (!q) return false;
+    this.stop(q, 'cancelled');
+    return true;
+  }
+
+  /** Where a query stands, or undefined when it is not queued or running. */
+  progress(queryId: string): Progress | undefined {
+    const q = this.queries.get(queryId);
+    return q ? this.progressOf(q) : undefined;
+  }
+
+  private slotOf(resultId: unknown): Slot {
+    const slot = typeof resultId === 'string' ? this.resultSlot.get(resultId) : undefined;
+    if (!slot) throw new TickscopeError('badRequest', `resultId: ${JSON.stringify(resultId)} is not a result held here; run the query again`);
+    return slot;
+  }
+
+  async page(resultId: unknown, offset: unknown, limit: unknown): Promise<PageResponse> {
+    return this.post(this.slotOf(resultId), 'page', [resultId, offset, limit]).promise as Promise<PageResponse>;
+  }
+
+  async chart(req: ChartRequest): Promise<Uint8Array> {
+    return this.post(this.slotOf(req.resultId), 'chart', [req]).promise as Promise<Uint8Array>;
+  }
+
+  async table(resultId: unknown): Promise<Uint8Array> {
+    return this.post(this.slotOf(resultId), 'table', [resultId]).promise as Promise<Uint8Array>;
+  }
+
+  /** A result as CSV, chunk by chunk, rendered in its worker. */
+  async *csv(resultId: unknown): AsyncGenerator<string, void, void> {
+    const chunks: string[] = [];
+    let wake: (() => void) | null = null;
+    let finished = false;
+    let failure: unknown = null;
+    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (text) => {
+      chunks.push(text);
+      wake?.();
+    });
+    promise.then(
+      () => {
+        finished = true;
+        wake?.();
+      },
+      (e: unknown) => {
+        failure = e;
+        finished = true;
+        wake?.();
+      },
+    );
+    for (;;) {
+      while (chunks.length) yield chunks.shift()!;
+      if (finished) break;
+      await new Promise<void>((r) => (wake = r));
+      wake = null;
+    }
+    while (chunks.length) yield chunks.shift()!;
+    if (failure) throw failure;
+  }
+
+  /** True while the result is held by a worker. */
+  holds(resultId: string): boolean {
+    return this.resultSlot.has(resultId);
+  }
+
+  /** Tests only (TICKSCOPE_TEST_HOOKS=1 in the workers): makes worker `i` fail, or ends it. */
+  breakWorker(i: number, how: 'throw' | 'kill'): void {
+    const slot = this.slots[i]!;
+    if (how === 'kill') void slot.worker.terminate();
+    else slot.worker.postMessage({ kind: 'call', id: 0, method: 'crash', params: [] } satisfies CallMessage);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const q of [...this.queue]) q.call.reject(new TickscopeError('cancelled', 'the executor is closing'));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
+
+function stoppedMessage(why: ErrorKindName): string {
+  return why === 'timeout' ? 'the query ran past its timeout and was stopped; narrow it or raise its timeout' : 'the query was cancelled';
+}

@@ -1,0 +1,31 @@
+/** Messages between the executor (the serving thread) and its query workers. */
+import type { ErrorKindName } from '../core/errors.js';
+import type { ProcessSettings } from './settings.js';
+
+/** What a worker is started with. */
+export interface WorkerInit {
+  readonly dbs: readonly string[];
+  readonly settings: ProcessSettings;
+  /** Int32Array over it: [0] the id of the call to stop (0: none), [1] why (1 cancelled, 2 timeout). */
+  readonly cancel: SharedArrayBuffer;
+}
+
+/** The AppService methods a worker runs. */
+export type WorkerMethod = 'run' | 'page' | 'chart' | 'table' | 'csv' | 'release' | 'crash';
+
+export interface CallMessage {
+  readonly kind: 'call';
+  readonly id: number;
+  readonly method: WorkerMethod;
+  readonly params: readonly unknown[];
+}
+
+export type WorkerMessage =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'progress'; readonly id: number; readonly done: number; readonly total: number }
+  | { readonly kind: 'chunk'; readonly id: number; readonly text: string }
+  | { readonly kind: 'done'; readonly id: number; readonly value: unknown }
+  | { readonly kind: 'fail'; readonly id: number; readonly error: { readonly kind: ErrorKindName; readonly message: string } };
+
+export const CANCELLED = 1;
+export const TIMED_OUT = 2;

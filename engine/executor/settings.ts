@@ -1,0 +1,106 @@
+/**
+ * Process settings (SPEC 10): one executor per process, whatever the number of databases. Defaults,
+ * then `tickscope.json` (in the user data folder, or `--config FILE`), then `TICKSCOPE_<NAME>`
+ * environment variables, then command-line flags; every value validated at start, an error naming
+ * the setting, where it came from, the value and what was expected.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { TickscopeError } from '../core/errors.js';
+
+export interface ProcessSettings {
+  /** Worker threads that run queries. */
+  readonly workers: number;
+  /** Queries running at once (at most `workers`). */
+  readonly maxRunningQueries: number;
+  /** Queries waiting beyond those; past it a call answers busy. */
+  readonly maxQueuedQueries: number;
+  /** Default per-query timeout in ms (0: none); a request's own timeout wins. */
+  readonly queryTimeoutMs: number;
+  /** Rows a result may hold. */
+  readonly maxResultRows: number;
+  /** Bytes a result may hold (its columns). */
+  readonly maxResultBytes: number;
+  /** The column cache's bound, per worker for now. */
+  readonly cacheBytes: number;
+}
+
+interface SettingDef {
+  readonly doc: string;
+  readonly min: number;
+  readonly fallback: () => number;
+}
+
+/** Every setting with its meaning and default, in the order docs/configuration.md lists them. */
+export const SETTINGS: Readonly<Record<keyof ProcessSettings, SettingDef>> = {
+  workers: { doc: 'worker threads that run queries', min: 1, fallback: () => availableParallelism() },
+  maxRunningQueries: { doc: 'queries running at once (at most workers)', min: 1, fallback: () => Number.NaN },
+  maxQueuedQueries: { doc: 'queries waiting beyond the running ones; past it a call answers busy (ac 43)', min: 0, fallback: () => 256 },
+  queryTimeoutMs: { doc: 'default per-query timeout in ms, counted from receipt (0: none); a request\u2019s own timeout wins', min: 0, fallback: () => 0 },
+  maxResultRows: { doc: 'rows a result may hold; a query selecting more stops with ac 42', min: 1, fallback: () => 100_000_000 },
+  maxResultBytes: { doc: 'bytes a result\u2019s columns may hold; past it the query stops with ac 42', min: 1, fallback: () => Math.floor(totalmem() / 2) },
+  cacheBytes: { doc: 'the column cache\u2019s bound in bytes (TICKSCOPE_CACHE_MB gives it in MiB)', min: 0, fallback: () => 4096 * 1024 * 1024 },
+};
+
+const NAMES = Object.keys(SETTINGS) as Array<keyof ProcessSettings>;
+
+/** TICKSCOPE_MAX_RUNNING_QUERIES for maxRunningQueries. */
+export const envName = (name: string): string => `TICKSCOPE_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+
+export interface SettingsSources {
+  /** `--config FILE`, else `<userDataDir>/tickscope.json` when present. */
+  readonly configFile?: string | undefined;
+  readonly userDataDir?: string | undefined;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Command-line flags by setting name. */
+  readonly flags?: Readonly<Partial<Record<keyof ProcessSettings, string | number>>>;
+}
+
+function parse(name: keyof ProcessSettings, raw: unknown, where: string): number {
+  const def = SETTINGS[name];
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < def.min) {
+    throw new TickscopeError('badSettings', `${name} (${where}): ${JSON.stringify(raw)} is not valid; expected an integer >= ${def.min} (${def.doc})`);
+  }
+  return n;
+}
+
+/** The settings of this process from every source; throws naming the first bad value. */
+export function loadSettings(src: SettingsSources = {}): ProcessSettings {
+  const values: Partial<Record<keyof ProcessSettings, number>> = {};
+  const file = src.configFile ?? (src.userDataDir && existsSync(`${src.userDataDir}/tickscope.json`) ? `${src.userDataDir}/tickscope.json` : undefined);
+  if (file) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new TickscopeError('badSettings', `${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(e as Error).message})`}; expected an object such as {"workers": 2}`);
+    }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new TickscopeError('badSettings', `${file}: expected a JSON object of settings such as {"workers": 2}`);
+    for (const [k, v] of Object.entries(doc)) {
+      if (!(k in SETTINGS)) throw new TickscopeError('badSettings', `${file}: ${k} is not a setting; expected one of ${NAMES.join(', ')}`);
+      values[k as keyof ProcessSettings] = parse(k as keyof ProcessSettings, v, file);
+    }
+  }
+  const env = src.env ?? process.env;
+  if (env['TICKSCOPE_CACHE_MB'] !== undefined) values.cacheBytes = parse('cacheBytes', env['TICKSCOPE_CACHE_MB'], 'TICKSCOPE_CACHE_MB') * 1024 * 1024;
+  for (const name of NAMES) {
+    const v = env[envName(name)];
+    if (v !== undefined) values[name] = parse(name, v, envName(name));
+  }
+  for (const [k, v] of Object.entries(src.flags ?? {})) {
+    if (v !== undefined) values[k as keyof ProcessSettings] = parse(k as keyof ProcessSettings, v, `--${k}`);
+  }
+  const workers = values.workers ?? SETTINGS.workers.fallback();
+  const running = values.maxRunningQueries ?? workers;
+  if (running > workers) throw new TickscopeError('badSettings', `maxRunningQueries: ${running} is more than workers (${workers}); expected at most ${workers}`);
+  return {
+    workers,
+    maxRunningQueries: running,
+    maxQueuedQueries: values.maxQueuedQueries ?? SETTINGS.maxQueuedQueries.fallback(),
+    queryTimeoutMs: values.queryTimeoutMs ?? SETTINGS.queryTimeoutMs.fallback(),
+    maxResultRows: values.maxResultRows ?? SETTINGS.maxResultRows.fallback(),
+    maxResultBytes: values.maxResultBytes ?? SETTINGS.maxResultBytes.fallback(),
+    cacheBytes: values.cacheBytes ?? SETTINGS.cacheBytes.fallback(),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * A query worker: its own engine over the mounted databases and its own held results (an AppService),
+ * running one call at a time for the executor. Results leave as transferable bytes (Arrow) or page
+ * text; CSV streams out in chunks. A cancel or timeout set by the executor in the shared flags stops
+ * the running query at its next checkpoint.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import { withQueryHooks } from '../core/query-hooks.js';
+import { Engine } from '../engine.js';
+import { AppService } from '../service/app-service.js';
+import { Database } from '../storage/database.js';
+import { type CallMessage, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const flags = new Int32Array(init.cancel);
+const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
+const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes });
+
+const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
+
+/** Runs one call with the cancel check and progress reports of call `id`. */
+function handle(m: CallMessage): void {
+  let lastProgress = 0;
+  const hooks = {
+    maxRows: init.settings.maxResultRows,
+    checkpoint: () => {
+      if (Atomics.load(flags, 0) !== m.id) return;
+      throw Atomics.load(flags, 1) === TIMED_OUT ? new TickscopeError('timeout', 'the query ran past its timeout and was stopped') : new TickscopeError('cancelled', 'the query was cancelled');
+    },
+    progress: (done: number, total: number) => {
+      const now = performance.now();
+      if (done < total && now - lastProgress < 50) return;
+      lastProgress = now;
+      post({ kind: 'progress', id: m.id, done, total });
+    },
+  };
+  try {
+    const value = withQueryHooks(hooks, () => {
+      const [a, b, c] = m.params;
+      switch (m.method) {
+        case 'run':
+          return service.run(a as string, b);
+        case 'page':
+          return service.page(a, b, c);
+        case 'chart':
+          return service.chart(a as Parameters<AppService['chart']>[0]);
+        case 'table':
+          return service.table(a);
+        case 'release':
+          return service.release(a);
+        case 'csv': {
+          const { rows, chunks } = service.csv(a);
+          for (const text of chunks) {
+            hooks.checkpoint();
+            post({ kind: 'chunk', id: m.id, text });
+          }
+          return { rows };
+        }
+        default:
+          throw new TickscopeError('badRequest', `${m.method}: not a worker method`);
+      }
+    });
+    // a cancel that lands after the last checkpoint still wins: the caller has moved on
+    hooks.checkpoint();
+    if (value instanceof Uint8Array) post({ kind: 'done', id: m.id, value }, value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? [value.buffer as ArrayBuffer] : []);
+    else post({ kind: 'done', id: m.id, value });
+  } catch (e) {
+    const err = asTickscopeError(e);
+    if (err.kind === 'internal' && process.env['TICKSCOPE_DEBUG']) console.error(e);
+    post({ kind: 'fail', id: m.id, error: { kind: err.kind, message: err.message } });
+  } finally {
+    if (Atomics.load(flags, 0) === m.id) {
+      Atomics.store(flags, 0, 0);
+      Atomics.store(flags, 1, 0);
+    }
+  }
+}
+
+port.on('message', (m: CallMessage) => {
+  if (m.kind !== 'call') return;
+  // a worker that fails outside any query (the executor's crash handling is tested with it)
+  if (m.method === 'crash' && process.env['TICKSCOPE_TEST_HOOKS'] === '1') throw new Error('a crash asked for by a test');
+  handle(m);
+});
+post({ kind: 'ready' });

@@ -1,0 +1,143 @@
+/**
+ * The executor: queries on worker threads (the built dist/bin/executor-worker.cjs, as serve and the
+ * desktop app start it), results held where they ran, cancel, timeout, queue order, busy, result
+ * limits, worker crashes, progress, and writes beside reads.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResponse } from '../../engine/contract.js';
+import { generateDemo } from '../../engine/demo/generate.js';
+import { Engine } from '../../engine/engine.js';
+import { Executor, type Progress } from '../../engine/executor/executor.js';
+import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
+import { AppService } from '../../engine/service/app-service.js';
+import { tempDir } from '../helpers/db.js';
+
+process.env['TICKSCOPE_TEST_HOOKS'] = '1';
+
+let db = '';
+const started: Executor[] = [];
+const settings = (over: Partial<ProcessSettings> = {}): ProcessSettings => ({ ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, ...over });
+async function executor(over: Partial<ProcessSettings> = {}): Promise<Executor> {
+  const ex = await Executor.start([db], settings(over));
+  started.push(ex);
+  return ex;
+}
+
+beforeAll(() => {
+  db = join(tempDir(), 'demo');
+  generateDemo(db, { seed: 2, days: 3, instruments: 6, tradesPerDay: 30000 });
+});
+afterAll(async () => {
+  for (const ex of started) await ex.close();
+});
+
+const ALL_TRADES = { table: 'Trade', startTS: '2024.01.01', endTS: '2030.01.01' };
+const ok = (r: RunResponse): Extract<RunResponse, { ok: true }> => {
+  if (!r.ok) throw new Error(`expected success, got ac ${r.header.ac}: ${r.header.ai}`);
+  return r;
+};
+
+describe('the executor', () => {
+  it('runs a query on a worker and pages its result there, equal to the engine in this thread', async () => {
+    const ex = await executor();
+    const r = ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'], columns: ['eventTimestamp', 'price', 'volume'] }));
+    const local = new AppService(Engine.open([db]), 'browser');
+    const l = local.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'], columns: ['eventTimestamp', 'price', 'volume'] });
+    if (!l.ok) throw new Error(l.header.ai);
+    expect(r.rows).toBe(l.rows);
+    expect(r.rows).toBeGreaterThan(1000);
+    expect(await ex.page(r.resultId, 100, 50)).toEqual(local.page(l.resultId, 100, 50));
+    expect(Buffer.from(await ex.table(r.resultId))).toEqual(Buffer.from(local.table(l.resultId)));
+    let csv = '';
+    for await (const chunk of ex.csv(r.resultId)) csv += chunk;
+    expect(csv).toBe([...local.csv(l.resultId).chunks].join(''));
+    await expect(ex.page('nope', 0, 1)).rejects.toThrow(/resultId: "nope" is not a result held here/);
+  });
+
+  it('reports progress in partitions, in order, ending at the total', async () => {
+    const ex = await executor();
+    const seen: Progress[] = [];
+    ok(await ex.run('getTicks', ALL_TRADES, { onProgress: (p) => seen.push(p) }));
+    const running = seen.filter((p) => p.state === 'running' && p.total > 0);
+    expect(running.length).toBeGreaterThan(0);
+    expect(running[running.length - 1]).toMatchObject({ done: 3, total: 3 });
+    for (let i = 1; i < running.length; i++) expect(running[i]!.done).toBeGreaterThanOrEqual(running[i - 1]!.done);
+  });
+
+  it('cancels a running query (its result never arrives) and runs the next', async () => {
+    const ex = await executor();
+    const run = ex.run('getStats', { ...ALL_TRADES, granularityUnit: 'second', agg: { m: ['med', 'price'], d: ['sdev', 'price'] } }, {
+      queryId: 'slow',
+      onProgress: (p) => {
+        if (p.state === 'running') ex.cancel('slow');
+      },
+    });
+    const r = await run;
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.header.ac).toBe(40);
+    expect(!r.ok && r.header.ai).toBe('the query was cancelled');
+    expect(ex.cancel('slow')).toBe(false);
+    expect(ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'], columns: ['price'] })).rows).toBeGreaterThan(0);
+  });
+
+  it('answers a timeout, counted from receipt', async () => {
+    const ex = await executor();
+    const r = await ex.run('getTicks', ALL_TRADES, { timeoutMs: 1 });
+    expect(!r.ok && r.header.ac).toBe(41);
+    expect(ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] }, { timeoutMs: 60_000 })).rows).toBeGreaterThan(0);
+  });
+
+  it('runs queued queries in arrival order, and answers busy past maxQueuedQueries', async () => {
+    const ex = await executor({ maxQueuedQueries: 2 });
+    const order: string[] = [];
+    const runs = ['a', 'b', 'c'].map((id) => ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'] }, { queryId: id }).then((r) => order.push(`${id}:${r.ok}`)));
+    const busy = await ex.run('getTicks', ALL_TRADES, { queryId: 'd' });
+    expect(!busy.ok && busy.header.ac).toBe(43);
+    expect(!busy.ok && busy.header.ai).toMatch(/^busy: 1 queries running and 2 waiting \(maxQueuedQueries 2\)/);
+    await Promise.all(runs);
+    expect(order).toEqual(['a:true', 'b:true', 'c:true']);
+  });
+
+  it('stops a query past maxResultRows or maxResultBytes, naming the limit', async () => {
+    const ex = await executor({ maxResultRows: 1000 });
+    const r = await ex.run('getTicks', ALL_TRADES);
+    expect(!r.ok && r.header.ac).toBe(42);
+    expect(!r.ok && r.header.ai).toMatch(/^Trade: the query selects more than maxResultRows \(1,000\) rows; .* so far after 1 of 3 partitions/);
+    const small = await executor({ maxResultBytes: 1000 });
+    const b = await small.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'] });
+    expect(!b.ok && b.header.ai).toMatch(/more than maxResultBytes \(1,000\)/);
+  });
+
+  it('fails only the calls of a worker that crashes or is killed, and replaces it', async () => {
+    const ex = await executor();
+    const held = ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'] }));
+    ex.breakWorker(0, 'throw');
+    await expect.poll(async () => (await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] })).ok, { timeout: 10_000 }).toBe(true);
+    // the crashed worker's results are gone, with a message that says so
+    await expect(ex.page(held.resultId, 0, 1)).rejects.toThrow(/is not a result held here/);
+    const pending = ex.run('getTicks', ALL_TRADES);
+    ex.breakWorker(0, 'kill');
+    const r = await pending;
+    expect(!r.ok && r.header.rc).toBe(10);
+    expect(ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] })).rows).toBeGreaterThan(0);
+  });
+
+  it('runs generateOrderAnalytics beside reads on two workers: no error, no lost or doubled rows', async () => {
+    const ex = await executor({ workers: 2, maxRunningQueries: 2 });
+    const count = async (): Promise<number> => {
+      const r = ok(await ex.run('getOrderAnalyticSummary', { table: 'OrderAnalytics', groupBy: [], summaryFunctions: ['orderCount'], agg: { n: ['count', 'i'] } }));
+      const [row] = (await ex.page(r.resultId, 0, 1)).rows;
+      expect(row![0]).toBe(row![1]);
+      return Number(row![0]);
+    };
+    const before = await count();
+    const work = [
+      ...[1, 2, 3].map(() => ex.run('generateOrderAnalytics', { table: 'Order', startTS: '2024.01.01', endTS: '2030.01.01', regenExistingIDs: '1b' })),
+      ...[1, 2, 3].map(() => ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'], columns: ['price'] })),
+      ...[1, 2].map(() => ex.run('getOrderAnalyticSummary', { table: 'OrderAnalytics' })),
+    ];
+    for (const r of await Promise.all(work)) ok(r);
+    expect(await count()).toBe(before);
+  });
+});

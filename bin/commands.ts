@@ -23,6 +23,18 @@ export interface Command {
 }
 
 const dbOption = { db: { type: 'string', multiple: true } } as const satisfies Options;
+const settingsOptions = { config: { type: 'string' }, workers: { type: 'string' } } as const satisfies Options;
+
+/** The process settings: --config FILE (else tickscope.json in the user data folder), TICKSCOPE_* variables, flags. */
+async function processSettings(values: Record<string, unknown>, userData = false): Promise<import('../engine/executor/settings.js').ProcessSettings> {
+  const { loadSettings } = await import('../engine/executor/settings.js');
+  const { userDataDir } = await import('../engine/service/user-data.js');
+  return loadSettings({
+    configFile: values['config'] as string | undefined,
+    ...(userData ? { userDataDir: userDataDir() } : {}),
+    flags: { ...(values['workers'] !== undefined ? { workers: values['workers'] as string } : {}) },
+  });
+}
 
 function dbDirs(values: Record<string, unknown>, cmd: string): string[] {
   const dirs = (values['db'] as string[] | undefined) ?? [];
@@ -191,22 +203,26 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'serve',
-    usage: 'serve --db DIR [--db DIR ...] [--port N] [--host ADDR]',
+    usage: 'serve --db DIR [--db DIR ...] [--port N] [--host ADDR] [--config FILE] [--workers N]',
     summary: 'Serve the app and its engine to a local browser.',
     help: [
-      '--port N     port to listen on (default 8750; 0 picks a free one)',
-      '--host ADDR  address to bind (default 127.0.0.1, loopback only)',
+      '--port N       port to listen on (default 8750; 0 picks a free one)',
+      '--host ADDR    address to bind (default 127.0.0.1, loopback only)',
+      '--config FILE  process settings (workers, limits, timeouts; docs/configuration.md)',
+      '--workers N    query worker threads (default the core count)',
     ].join('\n'),
-    options: { ...dbOption, port: { type: 'string' }, host: { type: 'string' } },
+    options: { ...dbOption, ...settingsOptions, port: { type: 'string' }, host: { type: 'string' } },
     async run(values) {
-      const engine = Engine.open(dbDirs(values, 'serve'));
-      const { serve } = await import('../engine/server/serve.js');
-      const server = await serve(engine, {
+      const dirs = dbDirs(values, 'serve');
+      const [{ serve }, { QueryService }] = await Promise.all([import('../engine/server/serve.js'), import('../engine/service/query-service.js')]);
+      const service = await QueryService.start(dirs, await processSettings(values), 'browser');
+      const server = await serve(service, {
         port: intOption(values, 'port', 0) ?? 8750,
         host: (values['host'] as string | undefined) ?? '127.0.0.1',
       });
-      console.log(`Tickscope is serving ${engine.databases.map((d) => d.name).join(', ')} at ${server.url}`);
+      console.log(`Tickscope is serving ${service.databases.map((d) => d.name).join(', ')} at ${server.url} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
       await server.closed;
+      await service.close();
       return 0;
     },
   },
@@ -218,12 +234,14 @@ export const COMMANDS: readonly Command[] = [
       'Without --db the app uses the demo database in your user data folder, creating it on first launch.',
       '--port N   port for the browser fallback (default 8750)',
     ].join('\n'),
-    options: { ...dbOption, port: { type: 'string' } },
+    options: { ...dbOption, ...settingsOptions, port: { type: 'string' } },
     async run(values) {
       const { startApp } = await import('./start.js');
       return startApp({
         dbs: (values['db'] as string[] | undefined) ?? [],
         port: intOption(values, 'port', 0) ?? 8750,
+        settings: await processSettings(values, true),
+        ...(typeof values['config'] === 'string' ? { config: values['config'] } : {}),
       });
     },
   },

@@ -5,8 +5,9 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../engine/engine.js';
+import type { ProcessSettings } from '../engine/executor/settings.js';
 import { serve } from '../engine/server/serve.js';
+import { QueryService } from '../engine/service/query-service.js';
 import { ensureDemoDatabase } from '../engine/service/user-data.js';
 
 /** The Electron binary path, or why there is none. */
@@ -21,11 +22,11 @@ export function findElectron(): { path: string } | { missing: string } {
   }
 }
 
-export async function startApp(opts: { dbs: string[]; port: number }): Promise<number> {
+export async function startApp(opts: { dbs: string[]; port: number; settings: ProcessSettings; config?: string }): Promise<number> {
   const electron = findElectron();
   if ('path' in electron) {
     const main = fileURLToPath(new URL('../electron/main.cjs', import.meta.url));
-    const args = [main, ...opts.dbs.flatMap((d) => ['--db', d])];
+    const args = [main, ...opts.dbs.flatMap((d) => ['--db', d]), ...(opts.config ? ['--config', opts.config] : [])];
     const child = spawn(electron.path, args, { stdio: 'inherit' });
     return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
   }
@@ -33,9 +34,10 @@ export async function startApp(opts: { dbs: string[]; port: number }): Promise<n
     `The Electron runtime is not available here (${electron.missing}; it is downloaded at install time and needs internet access), so Tickscope is serving the same app to your browser instead.`,
   );
   const dbs = opts.dbs.length > 0 ? opts.dbs : [ensureDemoDatabase((m) => console.log(m))];
-  const engine = Engine.open(dbs);
-  const server = await serve(engine, { port: opts.port, host: '127.0.0.1' });
+  const service = await QueryService.start(dbs, opts.settings, 'browser');
+  const server = await serve(service, { port: opts.port, host: '127.0.0.1' });
   console.log(`Open ${server.url} in your browser (Ctrl+C to stop).`);
   await server.closed;
+  await service.close();
   return 0;
 }

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import type { BackendApi, ChartRequest } from '../engine/contract.js';
 import { TickscopeError } from '../engine/core/errors.js';
 import { Engine } from '../engine/engine.js';
-import { AppService } from '../engine/service/app-service.js';
+import { Executor } from '../engine/executor/executor.js';
+import type { ProcessSettings } from '../engine/executor/settings.js';
+import { QueryService } from '../engine/service/query-service.js';
 import type { BrowserWindowLike, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from './electron-api.js';
 import { INVOKE_CHANNELS, MENU_CHANNEL, type MenuCommand } from './ipc-contract.js';
 
@@ -22,12 +24,14 @@ export interface DesktopOptions {
   readonly userDataDir: string;
   /** Creates the demo database off the main thread; resolves to its folder. */
   readonly ensureDemo: () => Promise<string>;
+  /** Process settings (workers, limits, timeouts): queries run on the executor's workers. */
+  readonly settings: ProcessSettings;
 }
 
 export interface Desktop {
   readonly window: BrowserWindowLike;
   /** Resolves once the engine is open (after first-launch demo generation). */
-  readonly ready: Promise<AppService>;
+  readonly ready: Promise<QueryService>;
 }
 
 const str = (v: unknown, name: string): string => {
@@ -36,27 +40,33 @@ const str = (v: unknown, name: string): string => {
 };
 
 /** Writes CSV chunks to a file, respecting back-pressure. */
-async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
+async function writeChunks(path: string, chunks: AsyncIterable<string>): Promise<number> {
   const out = createWriteStream(path, { encoding: 'utf8' });
   const done = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
   });
-  for (const chunk of chunks) {
+  let lines = 0;
+  for await (const chunk of chunks) {
+    for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) lines++;
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   out.end();
   await done;
+  // the header line is not a row
+  return Math.max(0, lines - 1);
 }
 
 /** The handlers of every IPC channel, each validating its input before it reaches the engine. */
 export function ipcHandlers(
-  service: () => Promise<AppService>,
+  service: () => Promise<QueryService>,
   saveDialog: (suggested: string) => Promise<string | undefined>,
 ): { [K in keyof BackendApi]: (...args: unknown[]) => Promise<unknown> } {
   return {
     info: async () => (await service()).info(),
-    run: async (operation, args) => (await service()).run(str(operation, 'operation'), args ?? {}),
+    run: async (operation, args, queryId) => (await service()).run(str(operation, 'operation'), args ?? {}, queryId === undefined ? undefined : str(queryId, 'queryId')),
+    progress: async (queryId) => (await service()).progress(str(queryId, 'queryId')),
+    cancel: async (queryId) => (await service()).cancel(str(queryId, 'queryId')),
     page: async (resultId, offset, limit) => (await service()).page(resultId, offset, limit),
     chart: async (req) => {
       if (typeof req !== 'object' || req === null) throw new TickscopeError('badRequest', 'chart: expected a request object');
@@ -66,10 +76,9 @@ export function ipcHandlers(
     table: async (resultId) => (await service()).table(resultId),
     exportCsv: async (resultId, suggested) => {
       const svc = await service();
-      const { rows, chunks } = svc.csv(resultId);
       const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : 'tickscope-result.csv');
       if (!path) return { saved: false };
-      await writeChunks(path, chunks);
+      const rows = await writeChunks(path, svc.csv(resultId));
       return { saved: true, path, rows };
     },
   };
@@ -99,9 +108,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   app.on('window-all-closed', () => app.quit());
   await app.whenReady();
 
-  const ready: Promise<AppService> = (async () => {
+  const ready: Promise<QueryService> = (async () => {
     const dbs = opts.dbs.length > 0 ? [...opts.dbs] : [await opts.ensureDemo()];
-    return new AppService(Engine.open(dbs), 'electron');
+    // the main process only relays: queries run on the executor's workers
+    const service = new QueryService(Engine.open(dbs), await Executor.start(dbs, opts.settings), 'electron');
+    app.on('will-quit', () => void service.close());
+    return service;
   })();
   ready.catch((e: unknown) => dialog.showErrorBox('Tickscope could not open its database', String((e as Error).message ?? e)));
 

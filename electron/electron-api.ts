@@ -55,7 +55,7 @@ export interface ElectronApi {
     whenReady(): Promise<void>;
     setName(name: string): void;
     setPath(name: 'userData', path: string): void;
-    on(event: 'window-all-closed', listener: () => void): void;
+    on(event: 'window-all-closed' | 'will-quit', listener: () => void): void;
     quit(): void;
   };
   BrowserWindow: new (options: BrowserWindowOptions) => BrowserWindowLike;

@@ -8,6 +8,8 @@ import type { BackendApi } from '../engine/contract.js';
 export const INVOKE_CHANNELS = {
   info: 'tickscope:info',
   run: 'tickscope:run',
+  progress: 'tickscope:progress',
+  cancel: 'tickscope:cancel',
   page: 'tickscope:page',
   chart: 'tickscope:chart',
   identifiers: 'tickscope:identifiers',

@@ -2,13 +2,14 @@
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { loadSettings } from '../engine/executor/settings.js';
 import { userDataDir } from '../engine/service/user-data.js';
 import type { ElectronApi } from './electron-api.js';
 import { startDesktop } from './desktop.js';
 
 const electron = require('electron') as ElectronApi;
 const here = __dirname;
-const { values } = parseArgs({ args: process.argv.slice(2), options: { db: { type: 'string', multiple: true } }, strict: false });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { db: { type: 'string', multiple: true }, config: { type: 'string' } }, strict: false });
 
 /** Generates the demo database in a worker so the window stays responsive on first launch. */
 function ensureDemoInWorker(): Promise<string> {
@@ -25,6 +26,7 @@ startDesktop(electron, {
   rendererDir: join(dirname(here), 'renderer'),
   userDataDir: userDataDir(),
   ensureDemo: ensureDemoInWorker,
+  settings: loadSettings({ configFile: values['config'] as string | undefined, userDataDir: userDataDir() }),
 }).catch((e: unknown) => {
   console.error(e);
   process.exit(1);

@@ -18,7 +18,9 @@ const { contextBridge, ipcRenderer } = require('electron') as PreloadElectron;
 
 const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } = {
   info: () => ipcRenderer.invoke(INVOKE_CHANNELS.info),
-  run: (operation, args) => ipcRenderer.invoke(INVOKE_CHANNELS.run, operation, args),
+  run: (operation, args, queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.run, operation, args, queryId),
+  progress: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.progress, queryId),
+  cancel: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.cancel, queryId),
   page: (resultId, offset, limit) => ipcRenderer.invoke(INVOKE_CHANNELS.page, resultId, offset, limit),
   chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),

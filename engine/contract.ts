@@ -123,10 +123,23 @@ export interface ExportResult {
   readonly rows?: number;
 }
 
+/** Where a running query stands (partitions read out of those to read). */
+export interface QueryProgress {
+  readonly state: 'queued' | 'running';
+  readonly done: number;
+  readonly total: number;
+  readonly elapsedMs: number;
+}
+
 /** What the renderer can ask of its backend. */
 export interface BackendApi {
   info(): Promise<AppInfo>;
-  run(operation: string, args: Record<string, unknown>): Promise<RunResponse>;
+  /** Runs an operation; `queryId` (the caller's) names it for progress and cancel. */
+  run(operation: string, args: Record<string, unknown>, queryId?: string): Promise<RunResponse>;
+  /** A running or queued query's progress; null once it is done (or unknown). */
+  progress(queryId: string): Promise<QueryProgress | null>;
+  /** Cancels a query: it answers the cancelled error (ac 40). False when it is no longer running. */
+  cancel(queryId: string): Promise<boolean>;
   page(resultId: string, offset: number, limit: number): Promise<PageResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;

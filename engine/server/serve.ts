@@ -15,8 +15,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ChartRequest } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
-import type { Engine } from '../engine.js';
-import { AppService } from '../service/app-service.js';
+import type { QueryService } from '../service/query-service.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -44,11 +43,13 @@ export function defaultRendererDir(): string {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** Starts the server; resolves once it listens. */
-export async function serve(engine: Engine, opts: ServeOptions): Promise<RunningServer> {
+/**
+ * Starts the server; resolves once it listens. This thread only routes: queries and their results run
+ * on the service's executor workers.
+ */
+export async function serve(service: QueryService, opts: ServeOptions): Promise<RunningServer> {
   const rendererDir = opts.rendererDir ?? defaultRendererDir();
   const token = randomBytes(24).toString('base64url');
-  const service = new AppService(engine, 'browser');
   const indexHtml = readFileSync(join(rendererDir, 'index.html'), 'utf8').replace(
     '<head>',
     `<head>\n    <meta name="tickscope-token" content="${token}" />`,
@@ -92,16 +93,26 @@ export async function serve(engine: Engine, opts: ServeOptions): Promise<Running
     }
   });
   app.post('/app/api/run', async (req, reply) => {
-    const body = req.body as { operation?: unknown; args?: unknown } | undefined;
-    if (!body || typeof body.operation !== 'string') {
-      return fail(reply, new TickscopeError('badRequest', 'body: expected {"operation": name, "args": {...}}'));
+    const body = req.body as { operation?: unknown; args?: unknown; queryId?: unknown } | undefined;
+    if (!body || typeof body.operation !== 'string' || (body.queryId !== undefined && typeof body.queryId !== 'string')) {
+      return fail(reply, new TickscopeError('badRequest', 'body: expected {"operation": name, "args": {...}, "queryId"?: string}'));
     }
-    return service.run(body.operation, body.args ?? {});
+    const queryId = body.queryId ?? randomBytes(12).toString('base64url');
+    // a connection closed before the answer cancels the query
+    const onClose = (): void => {
+      if (!reply.raw.writableFinished) service.cancel(queryId);
+    };
+    reply.raw.once('close', onClose);
+    const timeout = req.headers['timeout'];
+    const timeoutMs = typeof timeout === 'string' && /^\d+$/.test(timeout) ? Number(timeout) : undefined;
+    return service.run(body.operation, body.args ?? {}, queryId, timeoutMs);
   });
+  app.get('/app/api/queries/:id', async (req) => service.progress((req.params as { id: string }).id));
+  app.post('/app/api/queries/:id/cancel', async (req) => service.cancel((req.params as { id: string }).id));
   app.get('/app/api/results/:id/page', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     try {
-      return service.page((req.params as { id: string }).id, q['offset'] ?? '0', q['limit'] ?? '100');
+      return await service.page((req.params as { id: string }).id, q['offset'] ?? '0', q['limit'] ?? '100');
     } catch (e) {
       return fail(reply, e);
     }
@@ -109,7 +120,7 @@ export async function serve(engine: Engine, opts: ServeOptions): Promise<Running
   app.post('/app/api/results/:id/chart', async (req, reply) => {
     try {
       const body = (req.body ?? {}) as Omit<ChartRequest, 'resultId'>;
-      const bytes = service.chart({ ...body, resultId: (req.params as { id: string }).id });
+      const bytes = await service.chart({ ...body, resultId: (req.params as { id: string }).id });
       return reply.type('application/vnd.apache.arrow.stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (e) {
       return fail(reply, e);
@@ -117,7 +128,7 @@ export async function serve(engine: Engine, opts: ServeOptions): Promise<Running
   });
   app.get('/app/api/results/:id/arrow', async (req, reply) => {
     try {
-      const bytes = service.table((req.params as { id: string }).id);
+      const bytes = await service.table((req.params as { id: string }).id);
       return reply.type('application/vnd.apache.arrow.stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (e) {
       return fail(reply, e);
@@ -135,11 +146,18 @@ export async function serve(engine: Engine, opts: ServeOptions): Promise<Running
     const q = req.query as Record<string, string | undefined>;
     const name = (q['name'] ?? 'tickscope-result.csv').replace(/[^\w.-]/g, '_');
     try {
-      const { chunks } = service.csv((req.params as { id: string }).id);
+      const id = (req.params as { id: string }).id;
+      const chunks = service.csv(id)[Symbol.asyncIterator]();
+      // the first chunk (the header line) before answering: an unknown result is an error, not an empty file
+      const first = await chunks.next();
+      async function* all(): AsyncGenerator<string> {
+        if (!first.done) yield first.value;
+        for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
+      }
       return reply
         .type('text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${name}"`)
-        .send(Readable.from(chunks));
+        .send(Readable.from(all()));
     } catch (e) {
       return fail(reply, e);
     }

@@ -66,6 +66,10 @@ export function App(): React.JSX.Element {
       if (mod && e.key === 'Enter') {
         e.preventDefault();
         void useStore.getState().run();
+      } else if (e.key === 'Escape' && !e.defaultPrevented && useStore.getState().running) {
+        // the innermost thing first: lists, palettes and a pinned bucket take Escape before it gets here
+        e.preventDefault();
+        useStore.getState().cancel();
       } else if (mod && e.shiftKey && (e.key === 'E' || e.key === 'e')) {
         e.preventDefault();
         void useStore.getState().exportCsv();

@@ -40,7 +40,7 @@ export async function openApp(demoArgs: readonly string[], prefix: string): Prom
   const dir = mkdtempSync(join(tmpdir(), prefix));
   mkdirSync(ARTIFACTS, { recursive: true });
   const db = join(dir, 'demo');
-  execFileSync(process.execPath, [CLI, 'demo', '--db', db, ...demoArgs], { stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI, 'demo', '--db', db, ...demoArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   const { proc, url } = await startServer(db);
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install Debian's chromium or set CHROMIUM_PATH`);
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });

@@ -4,12 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { AppInfo, RunResponse } from '../../engine/contract.js';
 import type { BrowserWindowOptions, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from '../../electron/electron-api.js';
 import { startDesktop } from '../../electron/desktop.js';
 import { INVOKE_CHANNELS, MENU_CHANNEL } from '../../electron/ipc-contract.js';
 import { csv, makeDb, tempDir } from '../helpers/db.js';
+import { loadSettings } from '../../engine/executor/settings.js';
+import type { QueryService } from '../../engine/service/query-service.js';
 
 type Handler = (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown;
 
@@ -80,12 +82,18 @@ async function start(savePath?: string, dbs?: string[]) {
       demoCalls++;
       return demoDb.dir;
     },
+    settings: { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1 },
   });
-  await desktop.ready;
+  services.push(await desktop.ready);
   const invoke = (channel: string, ...args: unknown[]): Promise<unknown> =>
     Promise.resolve(calls.handlers.get(channel)!(APP_FRAME, ...args));
   return { calls, invoke, demoCalls: () => demoCalls };
 }
+
+const services: QueryService[] = [];
+afterAll(async () => {
+  for (const s of services) await s.close();
+});
 
 describe('desktop app (electron mocked)', () => {
   it('opens one locked-down window on the built renderer', async () => {

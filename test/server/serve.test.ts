@@ -5,7 +5,9 @@ import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageResponse, RunResponse } from '../../engine/contract.js';
+import { loadSettings } from '../../engine/executor/settings.js';
 import { type RunningServer, serve } from '../../engine/server/serve.js';
+import { QueryService } from '../../engine/service/query-service.js';
 import { csv, makeEngine, payloadRows, tempDir } from '../helpers/db.js';
 
 // 2000 trades of one instrument and 3 of another, one millisecond apart, with prices in a sawtooth.
@@ -24,10 +26,15 @@ let server: RunningServer;
 const rendererDir = tempDir();
 writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><html><head><title>t</title></head><body></body></html>');
 
+let service: QueryService;
 beforeAll(async () => {
-  server = await serve(engine, { port: 0, host: '127.0.0.1', rendererDir });
+  service = await QueryService.start(engine.databases.map((d) => d.dir), { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1 }, 'browser');
+  server = await serve(service, { port: 0, host: '127.0.0.1', rendererDir });
 });
-afterAll(async () => server.close());
+afterAll(async () => {
+  await server.close();
+  await service.close();
+});
 
 async function api(path: string, init: RequestInit = {}, token = server.token): Promise<Response> {
   return fetch(new URL(path, server.url), {

@@ -1,5 +1,5 @@
 /** The backend over HTTP, for the app served by `tickscope serve`. */
-import type { AppInfo, BackendApi, ChartRequest, ExportResult, PageResponse, RunResponse } from '../../../engine/contract';
+import type { AppInfo, BackendApi, ChartRequest, ExportResult, PageResponse, QueryProgress, RunResponse } from '../../../engine/contract';
 
 function token(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="tickscope-token"]')?.content ?? '';
@@ -29,7 +29,9 @@ const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await r
 export function httpBackend(): BackendApi {
   return {
     info: () => json<AppInfo>('app/api/info'),
-    run: (operation, args) => json<RunResponse>('app/api/run', { method: 'POST', body: JSON.stringify({ operation, args }) }),
+    run: (operation, args, queryId) => json<RunResponse>('app/api/run', { method: 'POST', body: JSON.stringify({ operation, args, ...(queryId ? { queryId } : {}) }) }),
+    progress: (queryId) => json<QueryProgress | null>(`app/api/queries/${encodeURIComponent(queryId)}`),
+    cancel: (queryId) => json<boolean>(`app/api/queries/${encodeURIComponent(queryId)}/cancel`, { method: 'POST', body: '{}' }),
     page: (resultId, offset, limit) =>
       json<PageResponse>(`app/api/results/${encodeURIComponent(resultId)}/page?offset=${offset}&limit=${limit}`),
     chart: async (req: ChartRequest) => {

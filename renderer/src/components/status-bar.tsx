@@ -1,5 +1,40 @@
-/** The status line: what the last call answered (rows and time, or the error with its code). */
+/**
+ * The status line: what the last call answered (rows and time, or the error with its code); while a
+ * call runs longer than 200 ms, its progress (partitions read), elapsed time and a Cancel button.
+ */
+import { useEffect, useState } from 'react';
 import { useStore } from '../store/store';
+
+/** A call shows its progress once it has run this long. */
+const SHOW_AFTER_MS = 200;
+
+function Running(): React.JSX.Element {
+  const query = useStore((s) => s.query);
+  const progress = useStore((s) => s.progress);
+  const cancel = useStore((s) => s.cancel);
+  const [now, setNow] = useState(performance.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(performance.now()), 100);
+    return () => clearInterval(t);
+  }, []);
+  const elapsed = query ? now - query.started : 0;
+  if (!query || elapsed < SHOW_AFTER_MS) return <span>Running…</span>;
+  const share = progress && progress.total > 0 ? progress.done / progress.total : null;
+  return (
+    <span className="running" data-testid="running">
+      <span className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={share === null ? undefined : Math.round(share * 100)} aria-label={`${query.operation} progress`}>
+        <span className={`progress-fill ${share === null ? 'indeterminate' : ''}`} style={share === null ? undefined : { width: `${(share * 100).toFixed(1)}%` }} />
+      </span>
+      <span>
+        {query.operation}{' '}
+        {progress?.state === 'queued' ? 'waiting for a worker' : progress && progress.total > 0 ? `${progress.done} of ${progress.total} partitions` : 'running'} · {(elapsed / 1000).toFixed(1)} s
+      </span>
+      <button type="button" className="cancel-button" data-testid="cancel" onClick={() => cancel()} title="Cancel the query (Escape)">
+        Cancel <kbd>Esc</kbd>
+      </button>
+    </span>
+  );
+}
 
 export function StatusBar(): React.JSX.Element {
   const running = useStore((s) => s.running);
@@ -12,7 +47,7 @@ export function StatusBar(): React.JSX.Element {
       {infoError ? (
         <span className="error-text">Cannot reach the engine: {infoError}</span>
       ) : running ? (
-        <span>Running…</span>
+        <Running />
       ) : error ? (
         <span className="error-text" role="alert" data-testid="error">
           error {error.ac}: {error.ai}

@@ -3,7 +3,7 @@
  * Actions sit beside the state they change.
  */
 import { create } from 'zustand';
-import type { AppInfo, Header, OperationName, OperationSpec, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, Header, OperationName, OperationSpec, QueryProgress, RunResponse, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
 
@@ -30,6 +30,9 @@ export interface AppState {
   formError: string | null;
   identifiers: Record<string, readonly string[]>;
   running: boolean;
+  /** The running query: its id (for cancel), when it started, and its last progress report. */
+  query: { readonly id: string; readonly started: number; readonly operation: OperationName } | null;
+  progress: QueryProgress | null;
   result: RunOk | null;
   request: RunRequest | null;
   error: Header | null;
@@ -43,6 +46,8 @@ export interface AppState {
   setField(name: string, value: FormValue): void;
   loadIdentifiers(table: string): Promise<void>;
   run(): Promise<void>;
+  /** Cancels the running query (Cancel, Escape); false when none runs. */
+  cancel(): boolean;
   exportCsv(): Promise<void>;
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
@@ -106,6 +111,8 @@ export const useStore = create<AppState>((set, get) => ({
   formError: null,
   identifiers: {},
   running: false,
+  query: null,
+  progress: null,
   result: null,
   request: null,
   error: null,
@@ -173,16 +180,34 @@ export const useStore = create<AppState>((set, get) => ({
       set({ formError: (e as Error).message });
       return;
     }
-    set({ running: true, formError: null, notice: null });
+    const id = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `q${Date.now()}${Math.random()}`;
+    set({ running: true, formError: null, notice: null, query: { id, started: performance.now(), operation: spec.name }, progress: null });
+    // progress is polled (the query runs on a worker; the page asks where it stands)
+    const poll = setInterval(() => {
+      void backend()
+        .progress(id)
+        .then((p) => {
+          if (p && get().query?.id === id) set({ progress: p });
+        })
+        .catch(() => undefined);
+    }, 200);
     try {
-      const r = await backend().run(spec.ipcNames[0]!, args);
+      const r = await backend().run(spec.ipcNames[0]!, args, id);
       if (r.ok) set({ result: r, request: { operation: spec.name, args }, error: null, chart: defaultChart(r), selectedRow: null });
       else set({ error: r.header });
     } catch (e) {
       set({ formError: (e as Error).message });
     } finally {
-      set({ running: false });
+      clearInterval(poll);
+      set({ running: false, query: null, progress: null });
     }
+  },
+
+  cancel() {
+    const q = get().query;
+    if (!q) return false;
+    void backend().cancel(q.id);
+    return true;
   },
 
   async exportCsv() {

@@ -13,8 +13,11 @@
  * - at each --threads count: DuckDB `SET threads = N`. Tickscope runs queries on one thread until the
  *   executor lands, so its column at 2 threads is the same single-threaded engine, timed again next
  *   to DuckDB at 2 threads.
+ * Order analytics cases (cases-orders.ts): the same method; generateOrderAnalytics writes, so it runs on
+ * per-run scratch copies of the database and the .duckdb file (data.ts scratchCopies).
  * Cold case: fresh processes (cold-ours.ts, cold-duck.ts) minus node's own start-up (cold-empty.ts).
- * Memory case: a fresh process (memory.ts).
+ * Memory cases: fresh processes (memory.ts; orders-memory.ts, peak RSS of generateOrderAnalytics over
+ * every date with and without instrumentBatchSz).
  * Results also go to <data>/last-run.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -25,14 +28,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
-import type { CaseContext, CaseQuery } from './case-query.js';
+import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
 import { ALL_CASE_IDS, type CaseId, caseQueries, WARM_CASES, type WarmCaseId } from './cases.js';
 import { type CellColumn, checkValues, FLOAT_TOLERANCE, tableCells, ValueMismatch } from './cells.js';
-import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE } from './data.js';
+import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE, removeScratch, scratchCopies } from './data.js';
 import { type DuckColumns, duckCells, duckQuery } from './duck-read.js';
 
 const HELP = `npm run bench -- [options]
@@ -150,7 +153,8 @@ function checkCase(id: WarmCaseId, q: CaseQuery, ours: Table, duckResult: DuckCo
     const map = q.duckCell?.[i];
     return map ? { ...c, kind: 'time', cell: (r: number) => map(c.cell(r)) } : c;
   });
-  checkValues(id, tableCells(ours), duckCols, q.orderKeys);
+  const absolute = Object.fromEntries(Object.entries(q.tolerances ?? {}).map(([k, v]) => [k, v.absolute]));
+  checkValues(id, tableCells(ours), duckCols, q.orderKeys, absolute);
   return ours.length;
 }
 
@@ -162,8 +166,11 @@ async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q
     void table.columns; // every column in its own array, as DuckDB's result is read into JS
     return table;
   };
-  const theirs = () => duckQuery(duck, q.sql);
+  const duckRun = q.duckRun;
+  const theirs = duckRun ? () => duckRun(duck) : () => duckQuery(duck, q.sql);
   try {
+    await q.precheck?.(engine, duck);
+    for (const statement of q.duckSetup ?? []) await duck.run(statement);
     for (const threads of threadCounts) {
       await duck.run(`SET threads = ${threads}`);
       // values first (also the first warm-up): checked at every thread count, as DuckDB's plan differs
@@ -178,13 +185,15 @@ async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q
       }
       t.duckQueryOnly = median(alone);
       res.timings[threads] = t;
+      const rest = duckRun ? 'its write and reading the rows into JS the rest' : 'reading it into JS the rest';
       console.log(
-        `  ${id} @${threads}t: ${res.rows} rows, values equal; tickscope ${ms(t.ours)} ms, duckdb ${ms(t.duck)} ms (query alone ${ms(t.duckQueryOnly)}, reading it into JS the rest), ratio ${t.ratio.toFixed(2)}`,
+        `  ${id} @${threads}t: ${res.rows} rows, values equal; tickscope ${ms(t.ours)} ms, duckdb ${ms(t.duck)} ms (query alone ${ms(t.duckQueryOnly)}, ${rest}), ratio ${t.ratio.toFixed(2)}`,
       );
     }
   } catch (e) {
     res.error = e instanceof ValueMismatch ? e.message : `${id}: ${(e as Error).stack ?? String(e)}`;
-    res.error += `\n  tickscope: ${q.op} ${JSON.stringify(q.args)}\n  duckdb: ${q.sql.replace(/\s+/g, ' ')}`;
+    const setup = q.duckSetup ? `${q.duckSetup.join('; ')}; ` : '';
+    res.error += `\n  tickscope: ${q.op} ${JSON.stringify(q.args)}${q.on === 'scratch' ? ' (on the scratch copy)' : ''}\n  duckdb: ${setup}${q.sql.replace(/\s+/g, ' ')}`;
     console.error(`\n!!! ${id} FAILED\n${res.error}\n`);
   }
   return res;
@@ -268,6 +277,64 @@ interface MemoryResult extends MemoryChild {
   readonly drift: number;
 }
 
+interface OrdersMemoryChild {
+  rows: number;
+  ms: number;
+  rssBefore: number;
+  /** The process's peak RSS: VmHWM (getrusage's maxrss only without /proc; see orders-memory.ts). */
+  peak: number;
+  peakFrom: 'VmHWM' | 'maxRSS';
+  maxRSS: number;
+  peakBefore: number;
+  heapUsed: number;
+}
+
+interface OrdersMemoryResult {
+  readonly startTS: string;
+  readonly endTS: string;
+  readonly batch: string;
+  readonly rows: number;
+  /** Medians over the runs: peak RSS of the whole process (VmHWM), and its RSS before the call. */
+  readonly peakAll: number;
+  readonly peakBatched: number;
+  readonly rssBeforeAll: number;
+  readonly rssBeforeBatched: number;
+  /** 1 - batched / all. */
+  readonly lower: number;
+  readonly all: OrdersMemoryChild[];
+  readonly batched: OrdersMemoryChild[];
+}
+
+/** Fresh processes, interleaved: generateOrderAnalytics over every date without, then with, instrumentBatchSz. */
+function runOrdersMemory(dir: string, dates: readonly string[], times: number): OrdersMemoryResult {
+  const startTS = kdbDate(dates[0]!);
+  const endTS = kdbDate(nextDate(dates[dates.length - 1]!));
+  const batch = '10';
+  const all: OrdersMemoryChild[] = [];
+  const batched: OrdersMemoryChild[] = [];
+  for (let i = 0; i < times; i++) {
+    all.push(child<OrdersMemoryChild>('orders-memory.cjs', { db: dir, startTS, endTS }));
+    batched.push(child<OrdersMemoryChild>('orders-memory.cjs', { db: dir, startTS, endTS, batch }));
+  }
+  const rows = all[0]!.rows;
+  for (const r of [...all, ...batched]) if (r.rows !== rows) throw new Error(`orders-memory: one run returned ${r.rows} rows, another ${rows}`);
+  const peakAll = median(all.map((r) => r.peak));
+  const peakBatched = median(batched.map((r) => r.peak));
+  return {
+    startTS,
+    endTS,
+    batch,
+    rows,
+    peakAll,
+    peakBatched,
+    rssBeforeAll: median(all.map((r) => r.rssBefore)),
+    rssBeforeBatched: median(batched.map((r) => r.rssBefore)),
+    lower: 1 - peakBatched / peakAll,
+    all,
+    batched,
+  };
+}
+
 function runMemory(data: BenchData, date: string): MemoryResult {
   const r = child<MemoryChild>('memory.cjs', { db: data.dir, date }, ['--expose-gc']);
   const growth = r.held.rss - r.before.rss;
@@ -301,10 +368,23 @@ const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 const loadAtStart = load();
 log(`  load average at start ${loadAtStart} (other work on the machine skews the timings)`);
 
+// The cases that write run on copies made for this run (removed at the end).
+const needScratch = selected.some((id) => id === 'orders-memory' || (WARM_CASES.some((c) => c.id === id) && queries[id as WarmCaseId].on === 'scratch'));
+let scratch: { dir: string; engine: Engine; instance: DuckDBInstance; duck: DuckDBConnection } | null = null;
+if (needScratch) {
+  const t1 = performance.now();
+  const copies = scratchCopies(root, data);
+  const instance = await DuckDBInstance.create(copies.duckFile);
+  scratch = { dir: copies.dir, engine: Engine.open([copies.dir]), instance, duck: await instance.connect() };
+  log(`  scratch copies for the cases that write: ${copies.dir} and its .duckdb (${((performance.now() - t1) / 1000).toFixed(1)} s)`);
+}
+
 const warm: WarmResult[] = [];
 for (const c of WARM_CASES) {
   if (!selected.includes(c.id)) continue;
-  warm.push(await runWarm(engine, duck, c.id, queries[c.id]));
+  const q = queries[c.id];
+  const sides = q.on === 'scratch' ? scratch! : { engine, duck };
+  warm.push(await runWarm(sides.engine, sides.duck, c.id, q));
 }
 
 let cold: ColdResult | null = null;
@@ -316,6 +396,17 @@ if (selected.includes('cold')) {
   } catch (e) {
     coldError = (e as Error).stack ?? String(e);
     console.error(`\n!!! cold FAILED\n${coldError}\n`);
+  }
+}
+let ordersMemory: OrdersMemoryResult | null = null;
+let ordersMemoryError: string | null = null;
+if (selected.includes('orders-memory')) {
+  log('  orders-memory: fresh processes ...');
+  try {
+    ordersMemory = runOrdersMemory(scratch!.dir, dates, Math.min(runs, 3));
+  } catch (e) {
+    ordersMemoryError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! orders-memory FAILED\n${ordersMemoryError}\n`);
   }
 }
 let memory: MemoryResult | null = null;
@@ -345,7 +436,7 @@ console.log('');
 console.log(`Tickscope vs DuckDB: ${data.name}, ms (median of ${runs}); ratio = tickscope / duckdb, below 1: Tickscope faster`);
 console.log(header);
 console.log('-'.repeat(header.length));
-for (const r of warm) {
+const printRow = (r: WarmResult): void => {
   const cells = threadCounts.flatMap((t) => {
     const x = r.timings[t];
     return x ? [col(ms(x.ours), 13), col(ms(x.duck), 10), col(x.ratio.toFixed(2), 9)] : [col('-', 13), col('-', 10), col('-', 9)];
@@ -353,18 +444,25 @@ for (const r of warm) {
   const missed = threadCounts.filter((t) => r.timings[t] && r.timings[t].ratio > r.target);
   const mark = r.error ? '  FAILED: values differ or error (above)' : missed.length ? `  MISSED${threadCounts.length > 1 ? ` @${missed.map((t) => `${t}t`).join(',')}` : ''}` : '';
   console.log([r.name.padEnd(W), col(r.rows === null ? '-' : String(r.rows), 9), ...cells, col(`<=${r.target}`, 7)].join(' ') + mark);
-}
-const complete = WARM_CASES.every((c) => warm.some((r) => r.id === c.id));
+};
+const inGeomean = (id: WarmCaseId): boolean => WARM_CASES.find((c) => c.id === id)!.geomean;
+// the getTicks/getStats cases and their geomean, then the order analytics cases (own targets, not in the geomean)
+const queryRows = warm.filter((r) => inGeomean(r.id));
+const orderRows = warm.filter((r) => !inGeomean(r.id));
+for (const r of queryRows) printRow(r);
+const complete = WARM_CASES.filter((c) => c.geomean).every((c) => warm.some((r) => r.id === c.id));
 const geomeans: Record<number, number | null> = {};
-if (warm.length > 0) {
+if (queryRows.length > 0) {
   const line = threadCounts.map((t) => {
-    const ratios = warm.map((r) => r.timings[t]?.ratio).filter((x): x is number => x !== undefined);
-    const g = ratios.length === warm.length ? geomean(ratios) : null;
+    const ratios = queryRows.map((r) => r.timings[t]?.ratio).filter((x): x is number => x !== undefined);
+    const g = ratios.length === queryRows.length ? geomean(ratios) : null;
     geomeans[t] = g;
     return `@${t}t ${g === null ? '-' : g.toFixed(2)}${g !== null && g > 0.5 ? ' MISSED' : ''}`;
   });
   console.log(`${'geomean of ratios'.padEnd(W)} ${line.join('   ')}   target <= 0.5${complete ? '' : '   (subset of the frozen list: not comparable)'}`);
 }
+for (const r of orderRows) printRow(r);
+const tolerated = warm.flatMap((r) => Object.entries(queries[r.id].tolerances ?? {}).map(([column, t]) => `${r.id} ${column}: also within ${t.absolute} absolute (${t.why})`));
 if (cold) {
   console.log('');
   console.log(`cold: fresh process, open + ticks-1i-1h (${cold.rows} rows), ms beyond node start-up (${ms(cold.nodeStartMs)} ms), median of ${cold.runs}:`);
@@ -391,6 +489,17 @@ if (memory) {
     `    largest change from holding the first result ${(m.drift * 100).toFixed(1)}% (repeats among themselves ${(((hi - lo) / lo) * 100).toFixed(1)}%)   target flat within ±10%${m.drift > 0.1 ? '  MISSED' : ''}`,
   );
 } else if (memoryError) console.log(`\nmemory: FAILED (above)`);
+if (ordersMemory) {
+  const m = ordersMemory;
+  const runsNote = m.all.length > 1 ? `median of ${m.all.length} runs each, interleaved` : 'one run each';
+  console.log('');
+  const from = m.all[0]!.peakFrom === 'VmHWM' ? 'VmHWM' : "getrusage maxrss (no /proc: includes the bench's own RSS at fork, an upper bound)";
+  console.log(`orders-memory: fresh processes, generateOrderAnalytics ${m.startTS}-${m.endTS} (every date, ${m.rows} orders, regenExistingIDs, scratch copy), peak RSS of the process (${from}; ${runsNote}):`);
+  console.log(`  all instruments at once      ${col(mib(m.peakAll), 8)} MiB   (RSS before the call ${mib(m.rssBeforeAll)} MiB)`);
+  console.log(`  instrumentBatchSz ${m.batch.padEnd(10)} ${col(mib(m.peakBatched), 8)} MiB   (RSS before the call ${mib(m.rssBeforeBatched)} MiB)`);
+  console.log(`  batched peak ${(m.lower * 100).toFixed(1)}% lower   target >= 30% lower${m.lower < 0.3 ? '  MISSED' : ''}`);
+  console.log(`    peaks of each run (MiB): all ${m.all.map((r) => mib(r.peak)).join(' ')}; batched ${m.batched.map((r) => mib(r.peak)).join(' ')}`);
+} else if (ordersMemoryError) console.log(`\norders-memory: FAILED (above)`);
 console.log('');
 if (threadCounts.some((t) => t > 1)) {
   console.log('* tickscope runs queries on one thread until the executor lands: its column at more than one thread is');
@@ -399,10 +508,15 @@ if (threadCounts.some((t) => t > 1)) {
 console.log(
   `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call + every column as an array vs DuckDB query + every column read into JS arrays.`,
 );
+for (const line of tolerated) console.log(`  ${line}`);
+if (orderRows.length > 0) {
+  console.log('orders: generate timed as the whole operation on both sides (compute, write durably replacing the same orderIDs, rows into JS); summaries as the queries above.');
+}
 
 const failed = warm.filter((r) => r.error).map((r) => r.id as string);
 if (coldError) failed.push('cold');
 if (memoryError) failed.push('memory');
+if (ordersMemoryError) failed.push('orders-memory');
 const report = {
   when: new Date().toISOString(),
   dataset: data.name,
@@ -418,12 +532,14 @@ const report = {
   cpu: cpus()[0]?.model ?? null,
   loadAverage: { start: loadAtStart, end: load() },
   floatTolerance: FLOAT_TOLERANCE,
+  alsoTolerated: tolerated,
   completeList: complete,
   warm,
   geomean: geomeans,
   geomeanTarget: 0.5,
   cold,
   memory,
+  ordersMemory,
   failed,
 };
 writeFileSync(join(root, 'last-run.json'), `${JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
@@ -433,3 +549,8 @@ if (failed.length > 0) {
   process.exitCode = 1;
 }
 duck.closeSync();
+if (scratch) {
+  scratch.duck.closeSync();
+  scratch.instance.closeSync();
+  removeScratch(root);
+}

@@ -3,17 +3,20 @@
  * "Benchmarks" section of README.md; `--cases` picks a subset by id.
  */
 import type { CaseContext, CaseQuery } from './case-query.js';
+import { orderQueries } from './cases-orders.js';
 import { statsQueries } from './cases-stats.js';
 import { tickQueries } from './cases-ticks.js';
 
 export interface CaseInfo {
   readonly id: string;
-  readonly op: 'getTicks' | 'getStats';
+  readonly op: 'getTicks' | 'getStats' | 'generateOrderAnalytics' | 'getOrderAnalyticSummary';
   readonly name: string;
   /** What it queries, for the README and --help. */
   readonly queries: string;
   /** Target ratio (Tickscope ms / DuckDB ms), from the issues. */
   readonly target: number;
+  /** In the geomean of ratios (the getTicks and getStats cases; the order analytics cases have their own targets only). */
+  readonly geomean: boolean;
 }
 
 /** The warm cases, in the order they run and print. */
@@ -24,6 +27,7 @@ export const WARM_CASES = [
     name: '1 instrument, 1 hour',
     queries: 'Trade, all columns, the first instrument, first date 15:00-16:00',
     target: 0.5,
+    geomean: true,
   },
   {
     id: 'ticks-10i-1d-vol500',
@@ -31,6 +35,7 @@ export const WARM_CASES = [
     name: '10 instruments, 1 day, filter volume>=500',
     queries: 'Trade, all columns, the first 10 instruments, first date, volume >= 500',
     target: 1,
+    geomean: true,
   },
   {
     id: 'ticks-slice-alldays',
@@ -38,6 +43,7 @@ export const WARM_CASES = [
     name: 'slice 14:30-15:00, all days, all',
     queries: 'Trade, all columns, all instruments, every date, only 14:30-15:00 of each day',
     target: 1,
+    geomean: true,
   },
   {
     id: 'ticks-ffill-1d',
@@ -45,6 +51,7 @@ export const WARM_CASES = [
     name: 'forward fill, 1 day, all, 4 columns',
     queries: 'Trade, instrumentID price volume conditions exchTime, all instruments, first date, nulls filled forward per instrument',
     target: 1,
+    geomean: true,
   },
   {
     id: 'stats-1min-5agg-1d',
@@ -52,6 +59,7 @@ export const WARM_CASES = [
     name: '1-min buckets, 5 aggregates, all, 1 day',
     queries: 'Trade, first date, per instrument and minute: first, max, min, last price and summed volume',
     target: 1,
+    geomean: true,
   },
   {
     id: 'stats-vwap-alldays',
@@ -59,6 +67,7 @@ export const WARM_CASES = [
     name: 'VWAP by instrument, all days',
     queries: 'Trade, every date, one VWAP per instrument',
     target: 1,
+    geomean: true,
   },
   {
     id: 'stats-mw30-1min-1d',
@@ -66,6 +75,7 @@ export const WARM_CASES = [
     name: '30-min moving window, 1-min buckets, 1 day',
     queries: 'Trade, first date, per instrument and minute: summed volume and average price over the 30 minutes before',
     target: 1,
+    geomean: true,
   },
   {
     id: 'stats-racked-ffill-1s',
@@ -73,6 +83,31 @@ export const WARM_CASES = [
     name: 'racked forward fill, 1-s buckets, 10 ids, 1 h',
     queries: 'Trade, first 10 instruments, first date 15:00-16:00, every second x instrument: last price (filled forward) and summed volume',
     target: 1,
+    geomean: true,
+  },
+  {
+    id: 'orders-generate-1d',
+    op: 'generateOrderAnalytics',
+    name: 'generate order analytics, 1 day, write',
+    queries: 'Order, first date, regenExistingIDs: one OrderAnalytics row per order from its events, Quote and Trade, written (replacing the same orderIDs) and returned; on a scratch copy',
+    target: 1,
+    geomean: false,
+  },
+  {
+    id: 'orders-summary-instrument',
+    op: 'getOrderAnalyticSummary',
+    name: 'order summary, 12 functions, by instrument',
+    queries: 'OrderAnalytics, every date, the twelve default summary functions per instrumentID',
+    target: 1,
+    geomean: false,
+  },
+  {
+    id: 'orders-summary-algo',
+    op: 'getOrderAnalyticSummary',
+    name: 'order summary, 12 functions, by algoStrategy',
+    queries: 'OrderAnalytics, every date, the twelve default summary functions per algoStrategy',
+    target: 1,
+    geomean: false,
   },
 ] as const satisfies readonly CaseInfo[];
 
@@ -92,6 +127,12 @@ export const OTHER_CASES = [
     queries: 'a fresh process holds getTicks of Trade, first date, all instruments, all columns; RSS growth / column bytes on disk, then 10 repeats',
     target: '<= 1.5x raw bytes, flat within ±10%',
   },
+  {
+    id: 'orders-memory',
+    name: 'memory: generate every date, batched vs not',
+    queries: 'fresh processes run generateOrderAnalytics over every date (regenExistingIDs, scratch copy), with and without instrumentBatchSz 10; peak RSS of each',
+    target: 'batched peak >= 30% lower',
+  },
 ] as const;
 
 export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'];
@@ -100,5 +141,5 @@ export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), 
 
 /** Every warm case's queries for this data. */
 export function caseQueries(ctx: CaseContext): Record<WarmCaseId, CaseQuery> {
-  return { ...tickQueries(ctx), ...statsQueries(ctx) };
+  return { ...tickQueries(ctx), ...statsQueries(ctx), ...orderQueries(ctx) };
 }

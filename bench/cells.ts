@@ -135,17 +135,19 @@ function canonicalOrder(cols: readonly CellColumn[], keys: readonly number[], n:
   return order;
 }
 
-function floatEqual(x: number, y: number): boolean {
+/** Floats equal within the relative tolerance, or within `absolute` where a column has one. */
+function floatEqual(x: number, y: number, absolute: number): boolean {
   if (x === y) return true;
   if (!Number.isFinite(x) || !Number.isFinite(y)) return false;
-  return Math.abs(x - y) <= FLOAT_TOLERANCE * Math.max(Math.abs(x), Math.abs(y));
+  const d = Math.abs(x - y);
+  return d <= FLOAT_TOLERANCE * Math.max(Math.abs(x), Math.abs(y)) || d <= absolute;
 }
 
-function cellsEqual(a: Cell, b: Cell, floats: boolean): boolean {
+function cellsEqual(a: Cell, b: Cell, floats: boolean, absolute: number): boolean {
   if (a === null || b === null) return a === b;
   if (typeof a === 'number' || typeof b === 'number' || floats) {
     if ((typeof a !== 'number' && typeof a !== 'bigint') || (typeof b !== 'number' && typeof b !== 'bigint')) return false;
-    return floatEqual(Number(a), Number(b));
+    return floatEqual(Number(a), Number(b), absolute);
   }
   return a === b;
 }
@@ -180,9 +182,16 @@ export class ValueMismatch extends Error {
 /**
  * Compares Tickscope's result with DuckDB's cell by cell, columns matched by position. Throws a
  * ValueMismatch naming the case, column, row and both values (up to 5 examples per column and the
- * count of differing cells).
+ * count of differing cells). `absolute`: columns (by Tickscope's name) whose floats may also differ by
+ * up to that much (a case states why), besides the relative FLOAT_TOLERANCE.
  */
-export function checkValues(caseId: string, ours: readonly CellColumn[], duck: readonly CellColumn[], orderKeys: readonly number[]): void {
+export function checkValues(
+  caseId: string,
+  ours: readonly CellColumn[],
+  duck: readonly CellColumn[],
+  orderKeys: readonly number[],
+  absolute: Readonly<Record<string, number>> = {},
+): void {
   const n = ours[0]?.length ?? 0;
   const m = duck[0]?.length ?? 0;
   if (ours.length !== duck.length) {
@@ -200,18 +209,28 @@ export function checkValues(caseId: string, ours: readonly CellColumn[], duck: r
     const o = ours[c]!;
     const d = duck[c]!;
     const floats = o.kind === 'float' || d.kind === 'float';
+    const abs = absolute[o.name] ?? 0;
     let count = 0;
+    let worstAbs = 0;
+    let worstRel = 0;
     for (let r = 0; r < n; r++) {
       const a = o.cell(oOrder[r]!);
       const b = d.cell(dOrder[r]!);
-      if (cellsEqual(a, b, floats)) continue;
+      if (cellsEqual(a, b, floats, abs)) continue;
       if (count < 5) found.push({ column: o.name, row: r, ours: show(a, o.kind), duck: show(b, d.kind) });
       count++;
+      if (floats && a !== null && b !== null && typeof a !== 'string' && typeof b !== 'string' && typeof a !== 'boolean' && typeof b !== 'boolean') {
+        const x = Number(a);
+        const y = Number(b);
+        worstAbs = Math.max(worstAbs, Math.abs(x - y));
+        worstRel = Math.max(worstRel, Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y)));
+      }
     }
     if (count > 0) {
       const label = o.name === d.name ? o.name : `${o.name} (DuckDB ${d.name})`;
       const examples = found.filter((f) => f.column === o.name).map((f) => `row ${f.row}: tickscope ${f.ours}, duckdb ${f.duck}`);
-      lines.push(`  column ${label}: ${count} of ${n} cells differ; ${examples.join('; ')}`);
+      const worst = worstAbs > 0 ? ` (largest difference ${worstAbs.toExponential(2)}, relative ${worstRel.toExponential(2)})` : '';
+      lines.push(`  column ${label}: ${count} of ${n} cells differ${worst}; ${examples.join('; ')}`);
     }
   }
   if (lines.length > 0) {

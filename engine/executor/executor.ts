@@ -57,6 +57,8 @@ interface QueryState {
   timer?: ReturnType<typeof setTimeout>;
   graceTimer?: ReturnType<typeof setTimeout>;
   stopped?: ErrorKindName;
+  /** Answers the caller now with this error (the worker may still be stopping). */
+  readonly reply: (e: TickscopeError) => void;
 }
 
 interface Slot {
@@ -67,6 +69,10 @@ interface Slot {
   /** The query running here, if any. */
   query: QueryState | null;
   ready: Promise<void>;
+  /** Resolved once the worker has opened its databases. */
+  isReady: boolean;
+  /** Replaced by the spare after its worker was lost: ignore its worker's last events. */
+  retired?: boolean;
 }
 
 /** The built worker script: beside the bundle (dist/bin), one folder over (dist/electron), or in dist/ from the sources. */
@@ -81,6 +87,11 @@ export function workerScript(): string {
 
 export class Executor {
   private readonly slots: Slot[] = [];
+  /**
+   * A started worker kept in reserve: when a worker is ended (a query that would not stop, a crash),
+   * the spare takes its place at once, so the next query does not wait for a worker to start.
+   */
+  private spare: Slot | null = null;
   private readonly queue: QueryState[] = [];
   private readonly queries = new Map<string, QueryState>();
   private readonly resultSlot = new Map<string, Slot>();
@@ -98,13 +109,14 @@ export class Executor {
     const ex = new Executor(dbs, settings, script);
     for (let i = 0; i < settings.workers; i++) ex.slots.push(ex.spawn());
     await Promise.all(ex.slots.map((s) => s.ready));
+    ex.spare = ex.spawn();
     return ex;
   }
 
   private spawn(): Slot {
     const cancel = new SharedArrayBuffer(8);
     const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel };
-    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve() };
+    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false };
     this.attach(slot);
     return slot;
   }
@@ -114,10 +126,16 @@ export class Executor {
     slot.worker = worker;
     let readyResolve!: () => void;
     let readyReject!: (e: unknown) => void;
+    slot.isReady = false;
     slot.ready = new Promise((res, rej) => {
-      readyResolve = res;
+      readyResolve = () => {
+        slot.isReady = true;
+        res();
+      };
       readyReject = rej;
     });
+    // a worker that fails before it is ready must not leave an unhandled rejection behind
+    slot.ready.catch(() => undefined);
     worker.on('message', (m: WorkerMessage) => {
       if (m.kind === 'ready') return readyResolve();
       const call = slot.calls.get(m.id);
@@ -148,7 +166,13 @@ export class Executor {
 
   /** A worker died (a crash, out of memory, or ended on cancel): its calls fail, a new worker takes its place. */
   private lost(slot: Slot, worker: Worker, why: string, kind: ErrorKindName = 'internal'): void {
-    if (slot.worker !== worker) return;
+    if (slot.worker !== worker || slot.retired) return;
+    if (slot === this.spare) {
+      // the reserve itself failed: start another
+      slot.retired = true;
+      this.spare = this.closing ? null : this.spawn();
+      return;
+    }
     const calls = [...slot.calls.values()];
     slot.calls.clear();
     for (const [id, s] of this.resultSlot) if (s === slot) this.resultSlot.delete(id);
@@ -158,6 +182,16 @@ export class Executor {
     Atomics.store(slot.flags, 0, 0);
     Atomics.store(slot.flags, 1, 0);
     if (this.closing) return;
+    const spare = this.spare;
+    if (spare?.isReady) {
+      // the spare takes the lost worker's place now; a new spare starts in the background
+      slot.retired = true;
+      void worker.terminate();
+      this.slots[this.slots.indexOf(slot)] = spare;
+      this.spare = this.spawn();
+      this.pump();
+      return;
+    }
     this.attach(slot);
     void slot.ready.then(() => this.pump(), () => undefined);
   }
@@ -186,32 +220,36 @@ export class Executor {
       return Promise.resolve(answer(new TickscopeError('busy', `busy: ${this.running()} queries running and ${this.queue.length} waiting (maxQueuedQueries ${this.settings.maxQueuedQueries}); retry shortly`)));
     }
     return new Promise<RunResponse>((resolve) => {
-      const finish = (): void => {
+      // the caller's answer: the worker's, or at once when the query is stopped (it may still be finishing)
+      let answered = false;
+      const reply = (r: RunResponse): void => {
+        if (answered) return;
+        answered = true;
         this.queries.delete(queryId);
         if (q.timer) clearTimeout(q.timer);
-        if (q.graceTimer) clearTimeout(q.graceTimer);
+        resolve(r);
       };
       const call: Call = {
         id: this.nextId++,
         method: 'run',
         params: [operation, args],
         resolve: (v) => {
-          finish();
+          if (q.graceTimer) clearTimeout(q.graceTimer);
           const r = v as RunResponse;
-          if (q.stopped) resolve(answer(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
+          if (q.stopped) reply(answer(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
           else {
             if (r.ok && call.slot) this.resultSlot.set(r.resultId, call.slot);
-            resolve(r);
+            reply(r);
           }
           this.release(q);
         },
         reject: (e) => {
-          finish();
-          resolve(answer(e));
+          if (q.graceTimer) clearTimeout(q.graceTimer);
+          reply(answer(e));
           this.release(q);
         },
       };
-      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, running: false };
+      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, running: false, reply: (e) => reply(answer(e)) };
       this.queries.set(queryId, q);
       const timeout = opts.timeoutMs ?? this.settings.queryTimeoutMs;
       if (timeout > 0) q.timer = setTimeout(() => this.stop(q, 'timeout'), timeout);
@@ -221,13 +259,23 @@ export class Executor {
     });
   }
 
+  /** Queries running and not being stopped (a cancelled query still finishing does not count). */
   private running(): number {
-    return this.slots.filter((s) => s.query !== null).length;
+    return this.slots.filter((s) => s.query !== null && !s.query.stopped).length;
   }
 
   private freeSlot(): Slot | undefined {
     if (this.running() >= this.settings.maxRunningQueries) return undefined;
-    return this.slots.find((s) => s.query === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null);
+    const idle = this.slots.find((s) => s.query === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null);
+    if (idle) return idle;
+    // every worker is busy but one is stopping a cancelled query: the spare runs the next query now
+    if (this.spare?.isReady && this.slots.length <= this.settings.workers && this.slots.some((s) => s.query?.stopped)) {
+      const spare = this.spare;
+      this.slots.push(spare);
+      this.spare = this.spawn();
+      return spare;
+    }
+    return undefined;
   }
 
   /** Starts queued queries on free workers, in arrival order. */
@@ -250,10 +298,28 @@ export class Executor {
   /** Frees the worker of a finished query and starts the next. */
   private release(q: QueryState): void {
     const slot = q.call.slot;
-    if (slot && slot.query === q) slot.query = null;
+    if (slot && slot.query === q) {
+      slot.query = null;
+      // back to the configured count: the extra worker (it keeps its results) waits as the spare
+      if (this.slots.length > this.settings.workers && !this.closing) {
+        this.slots.splice(this.slots.indexOf(slot), 1);
+        const old = this.spare;
+        this.spare = slot;
+        if (old) this.retire(old);
+      }
+    }
     const at = this.queue.indexOf(q);
     if (at >= 0) this.queue.splice(at, 1);
     this.pump();
+  }
+
+  /** Ends a worker that is no longer needed; the results it held are gone (their ids answer "run again"). */
+  private retire(slot: Slot): void {
+    slot.retired = true;
+    for (const [id, s] of this.resultSlot) if (s === slot) this.resultSlot.delete(id);
+    for (const c of slot.calls.values()) c.reject(new TickscopeError('internal', 'the worker holding this result was ended; run the query again'));
+    slot.calls.clear();
+    void slot.worker.terminate();
   }
 
   /** Stops a query: a queued one leaves the queue; a running one stops at its next checkpoint, or its worker is ended. */
@@ -267,6 +333,10 @@ export class Executor {
     const slot = q.call.slot!;
     Atomics.store(slot.flags, 1, why === 'timeout' ? TIMED_OUT : CANCELLED);
     Atomics.store(slot.flags, 0, q.call.id);
+    // the caller hears at once; its worker stops at its next checkpoint, and meanwhile the spare
+    // takes the next query
+    q.reply(new TickscopeError(why, stoppedMessage(why)));
+    this.pump();
     q.graceTimer = setTimeout(() => {
       if (slot.query !== q) return;
       const worker = slot.worker;
@@ -353,7 +423,7 @@ export class Executor {
   async close(): Promise<void> {
     this.closing = true;
     for (const q of [...this.queue]) q.call.reject(new TickscopeError('cancelled', 'the executor is closing'));
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all([...this.slots, ...(this.spare ? [this.spare] : [])].map((s) => s.worker.terminate()));
   }
 }
 

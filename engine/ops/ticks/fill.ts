@@ -8,6 +8,7 @@
  * Rows are walked in their (time) order once per pass, with each identifier's running state in a
  * small per-group array, so memory is read sequentially however identifiers interleave.
  */
+import { checkpoint } from '../../core/query-hooks.js';
 import { type Column, floats, int32Pairs, intsFrom, longsFrom } from '../../core/column.js';
 import { Table } from '../../core/table.js';
 import { roundHalfAway } from '../round.js';
@@ -218,6 +219,7 @@ export function fillTable(
   const time = timeColumn ? t.get(timeColumn) : undefined;
   const timeData = time?.type === 'timestamp' ? time.data : null;
   const columns = t.columns.map((c, i) => {
+    checkpoint();
     const name = t.names[i]!;
     if (name === idColumn || name === timeColumn || keep.has(name) || !hasNull(c)) return c;
     const numeric = c.type === 'float' || c.type === 'long' || c.type === 'int';

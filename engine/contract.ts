@@ -123,11 +123,12 @@ export interface ExportResult {
   readonly rows?: number;
 }
 
-/** Where a running query stands (partitions read out of those to read). */
+/** Where a running query stands: steps done out of the total, in `unit` (partitions, instruments). */
 export interface QueryProgress {
   readonly state: 'queued' | 'running';
   readonly done: number;
   readonly total: number;
+  readonly unit: string;
   readonly elapsedMs: number;
 }
 

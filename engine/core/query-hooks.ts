@@ -7,8 +7,8 @@
 export interface QueryHooks {
   /** Throws the query's cancel (or timeout) error when it has been cancelled. */
   checkpoint(): void;
-  /** Partitions (or blocks) done out of the total the query will read. */
-  progress(done: number, total: number): void;
+  /** Steps done out of the total: partitions read, by default, or another unit (instruments). */
+  progress(done: number, total: number, unit?: string): void;
   /** The most rows a result may hold (maxResultRows). */
   readonly maxRows: number;
 }
@@ -32,9 +32,15 @@ export function checkpoint(): void {
   current.checkpoint();
 }
 
-/** Reports progress of the running query. */
-export function reportProgress(done: number, total: number): void {
-  current.progress(done, total);
+/** Reports progress of the running query (in partitions unless `unit` says otherwise). */
+export function reportProgress(done: number, total: number, unit?: string): void {
+  current.progress(done, total, unit);
+}
+
+/** Runs `fn` (a step of a larger query) with its own progress reports silenced; cancels still apply. */
+export function quietly<T>(fn: () => T): T {
+  const outer = current;
+  return withQueryHooks({ checkpoint: () => outer.checkpoint(), progress: () => undefined, maxRows: outer.maxRows }, fn);
 }
 
 /** The row limit of the running query's result. */

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ChartRequest, PageResponse, RunResponse } from '../contract.js';
+import type { ChartRequest, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { CANCELLED, type CallMessage, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
@@ -20,12 +20,7 @@ import type { ProcessSettings } from './settings.js';
 /** How long a cancelled query may run on before its worker is ended. */
 export const CANCEL_GRACE_MS = 250;
 
-export interface Progress {
-  readonly state: 'queued' | 'running';
-  readonly done: number;
-  readonly total: number;
-  readonly elapsedMs: number;
-}
+export type Progress = QueryProgress;
 
 export interface RunOptions {
   /** The caller's id for the query (for cancel and progress); default a fresh one. */
@@ -53,6 +48,7 @@ interface QueryState {
   readonly onProgress: ((p: Progress) => void) | undefined;
   done: number;
   total: number;
+  unit: string;
   running: boolean;
   timer?: ReturnType<typeof setTimeout>;
   graceTimer?: ReturnType<typeof setTimeout>;
@@ -145,6 +141,7 @@ export class Executor {
         if (q && q.call === call) {
           q.done = m.done;
           q.total = m.total;
+          q.unit = m.unit;
           q.onProgress?.(this.progressOf(q));
         }
         return undefined;
@@ -207,7 +204,7 @@ export class Executor {
   }
 
   private progressOf(q: QueryState): Progress {
-    return { state: q.running ? 'running' : 'queued', done: q.done, total: q.total, elapsedMs: performance.now() - q.received };
+    return { state: q.running ? 'running' : 'queued', done: q.done, total: q.total, unit: q.unit, elapsedMs: performance.now() - q.received };
   }
 
   /** Runs an operation on a worker; the result stays there (by its resultId) for paging, charts and exports. */
@@ -249,7 +246,7 @@ export class Executor {
           this.release(q);
         },
       };
-      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, running: false, reply: (e) => reply(answer(e)) };
+      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, unit: 'partitions', running: false, reply: (e) => reply(answer(e)) };
       this.queries.set(queryId, q);
       const timeout = opts.timeoutMs ?? this.settings.queryTimeoutMs;
       if (timeout > 0) q.timer = setTimeout(() => this.stop(q, 'timeout'), timeout);

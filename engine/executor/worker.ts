@@ -29,11 +29,11 @@ function handle(m: CallMessage): void {
       if (Atomics.load(flags, 0) !== m.id) return;
       throw Atomics.load(flags, 1) === TIMED_OUT ? new TickscopeError('timeout', 'the query ran past its timeout and was stopped') : new TickscopeError('cancelled', 'the query was cancelled');
     },
-    progress: (done: number, total: number) => {
+    progress: (done: number, total: number, unit = 'partitions') => {
       const now = performance.now();
       if (done < total && now - lastProgress < 50) return;
       lastProgress = now;
-      post({ kind: 'progress', id: m.id, done, total });
+      post({ kind: 'progress', id: m.id, done, total, unit });
     },
   };
   try {

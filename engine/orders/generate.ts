@@ -13,6 +13,7 @@ import { queryArena, scratchInt32 } from '../core/arena.js';
 import { type Column, int32Pairs, type SymbolColumn } from '../core/column.js';
 import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
+import { checkpoint, quietly, reportProgress } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { formatDate, NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay } from '../core/time.js';
 import { andPredicates, compileClauses } from '../ops/filter/compile.js';
@@ -86,13 +87,13 @@ function computeRows(db: Database, source: TableSchema, args: DecodedArgs, windo
   const predicate = andPredicates([newOnly, filterPredicate(source, args, 'UTC')]);
   const base = { table: source, inputTZ: 'UTC', timeColumn: source.timeColumn ?? '', buffer: db.config.timeColBuffer, alloc: scratchInt32, ...(ids ? { ids } : {}) };
   // the orders: New events in the window that pass idList and filter
-  const news = gatherColumns(source, selectRows(db, { ...base, window, ...(predicate ? { predicate } : {}) }), ['orderID']);
+  const news = quietly(() => gatherColumns(source, selectRows(db, { ...base, window, ...(predicate ? { predicate } : {}) }), ['orderID']));
   const wanted = new Set(symbolValues(news.col('orderID') as SymbolColumn));
   wanted.delete('');
   const names = source.columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name);
   if (wanted.size === 0) return emptyAnalytics();
   // every event of those orders, from the window's start on (fills may come after its end)
-  const later = gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS } }), names);
+  const later = quietly(() => gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS } }), names));
   const orderIDs = later.col('orderID') as SymbolColumn;
   const keepCode = new Uint8Array(orderIDs.dict.length);
   for (let k = 0; k < keepCode.length; k++) keepCode[k] = wanted.has(orderIDs.dict.get(k)) ? 1 : 0;
@@ -106,12 +107,15 @@ function computeRows(db: Database, source: TableSchema, args: DecodedArgs, windo
   const instruments = [...new Set(instOf)].sort();
   const size = batch ?? instruments.length;
   const parts: Table[] = [];
+  reportProgress(0, instruments.length, 'instruments');
   for (let b = 0; b < instruments.length; b += size) {
+    checkpoint();
     const these = new Set(instruments.slice(b, b + size));
     const rowsOf: number[] = [];
     for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
     const sub = events.take(Int32Array.from(rowsOf));
-    parts.push(computeOrderAnalytics(sub, marketFor(db, sub, [...these])));
+    parts.push(computeOrderAnalytics(sub, quietly(() => marketFor(db, sub, [...these]))));
+    reportProgress(Math.min(instruments.length, b + size), instruments.length, 'instruments');
   }
   const all = Table.concat(orderAnalyticsColumns(), parts);
   return sortTable(all, [

@@ -27,7 +27,7 @@ function Running(): React.JSX.Element {
       </span>
       <span>
         {query.operation}{' '}
-        {progress?.state === 'queued' ? 'waiting for a worker' : progress && progress.total > 0 ? `${progress.done} of ${progress.total} partitions` : 'running'} · {(elapsed / 1000).toFixed(1)} s
+        {progress?.state === 'queued' ? 'waiting for a worker' : progress && progress.total > 0 ? `${progress.done} of ${progress.total} ${progress.unit}` : 'running'} · {(elapsed / 1000).toFixed(1)} s
       </span>
       <button type="button" className="cancel-button" data-testid="cancel" onClick={() => cancel()} title="Cancel the query (Escape)">
         Cancel <kbd>Esc</kbd>

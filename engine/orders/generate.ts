@@ -10,7 +10,7 @@
  * shared column cache, dropped before the next batch.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
-import { type Column, int32Pairs, type SymbolColumn } from '../core/column.js';
+import { floats, type SymbolColumn } from '../core/column.js';
 import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { checkpoint, quietly, reportProgress } from '../core/query-hooks.js';
@@ -215,7 +215,7 @@ function readSeries(
     const [a, b] = range;
     const t = p.readUncached('eventTimestamp', a, b);
     if (t.type !== 'timestamp') throw new Error(`${table}.eventTimestamp is not a timestamp column`);
-    return { time: t.data, values: columns.map((c) => numbers(p.readUncached(c, a, b))) };
+    return { time: t.data, values: columns.map((c) => floats(p.readUncached(c, a, b))) };
   };
   for (const k of inRange) {
     const c = readKey(k);
@@ -232,27 +232,6 @@ function readSeries(
     }
   }
   return clip(concatSeries(chunks, columns.length), prevailing ? undefined : from, to, prevailing ? from : undefined);
-}
-
-function numbers(c: Column): Float64Array {
-  switch (c.type) {
-    case 'float':
-      return c.data;
-    case 'long': {
-      const w = int32Pairs(c.data);
-      const out = new Float64Array(c.data.length);
-      for (let i = 0; i < out.length; i++) {
-        const hi = w[2 * i + 1]!;
-        const lo = w[2 * i]!;
-        out[i] = hi === -2147483648 && lo === 0 ? NaN : hi * 4294967296 + (lo >>> 0);
-      }
-      return out;
-    }
-    case 'int':
-      return Float64Array.from(c.data, (x) => (x === -2147483648 ? NaN : x));
-    default:
-      throw new Error(`order analytics reads ${c.type} as a number`);
-  }
 }
 
 function concatSeries(chunks: ReadonlyArray<{ time: BigInt64Array; values: Float64Array[] }>, width: number): { time: BigInt64Array; values: Float64Array[] } {

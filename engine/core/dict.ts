@@ -177,6 +177,12 @@ export class ConcatDict implements Dict {
   }
 
   get(code: number): string {
+    const part = this.partOf(code);
+    return this.parts[part]!.get(code - this.bases[part]!);
+  }
+
+  /** The part holding a code. */
+  partOf(code: number): number {
     let lo = 0;
     let hi = this.parts.length - 1;
     while (lo < hi) {
@@ -184,7 +190,13 @@ export class ConcatDict implements Dict {
       if (this.bases[mid]! <= code) lo = mid;
       else hi = mid - 1;
     }
-    return this.parts[lo]!.get(code - this.bases[lo]!);
+    return lo;
+  }
+
+  /** A code's part and its code there. */
+  locate(code: number): readonly [Dict, number] {
+    const part = this.partOf(code);
+    return [this.parts[part]!, code - this.bases[part]!];
   }
 }
 
@@ -193,8 +205,8 @@ export class PickDict implements Dict {
   readonly sorted = false;
 
   constructor(
-    private readonly base: Dict,
-    private readonly picks: Int32Array,
+    readonly base: Dict,
+    readonly picks: Int32Array,
   ) {
     base.prefetch?.(picks);
   }
@@ -229,4 +241,41 @@ export function nullCodes(d: Dict): Uint8Array {
   }
   for (let k = 0; k < d.length; k++) if (d.get(k) === '') out[k] = 1;
   return out;
+}
+
+/** Most strings numbered by textId before the table starts again (bounding its memory). */
+const MAX_INTERNED = 4_000_000;
+const interned = new Map<string, number>();
+let internEpoch = 0;
+const textIds = new WeakMap<Dict, { epoch: number; ids: Int32Array }>();
+
+/** The numbering's generation: a textId is comparable only with those of the same epoch. */
+export const textIdEpoch = (): number => internEpoch;
+
+/**
+ * A number for a code's text, the same for equal strings in any dictionary (count distinct compares
+ * texts without a string per row). Stored dictionaries keep their codes' numbers, so later queries
+ * over the same partitions look them up instead of decoding again.
+ */
+export function textId(d: Dict, code: number): number {
+  if (d instanceof PickDict) return textId(d.base, d.picks[code]!);
+  if (d instanceof ConcatDict) {
+    const [part, local] = d.locate(code);
+    return textId(part, local);
+  }
+  let cache = textIds.get(d);
+  if (!cache || cache.epoch !== internEpoch) textIds.set(d, (cache = { epoch: internEpoch, ids: new Int32Array(d.length).fill(-1) }));
+  let k = cache.ids[code]!;
+  if (k < 0) {
+    if (interned.size >= MAX_INTERNED) {
+      interned.clear();
+      internEpoch++;
+      return textId(d, code);
+    }
+    const text = d.get(code);
+    k = interned.get(text) ?? -1;
+    if (k < 0) interned.set(text, (k = interned.size));
+    cache.ids[code] = k;
+  }
+  return k;
 }

@@ -18,7 +18,7 @@ import { type OrderbookMode, withTopOfBook } from '../ticks/orderbook.js';
 import { joinRefs, type RefTable, refColumn } from '../ticks/ref.js';
 import type { Frame } from './aggregates.js';
 import type { Buckets } from './buckets.js';
-import { evaluate } from './evaluate.js';
+import { type EvalShare, evalShare, evaluate } from './evaluate.js';
 import { atomCells, cellIndex, type Layout, layoutOf, movingFrames, plainFrame, presentKeys, windowRanges } from './frames.js';
 import { groupBy } from './groups.js';
 import { groupExchanges, type HolidayMode, loadCalendar, nonTradingDay } from './holidays.js';
@@ -210,16 +210,23 @@ export function gatheredCells(p: StatsPlan, selection: Selection, wanted: readon
   const keys = cellKeys(p, ex.count, ex.rank, allowed, () => presentKeys(bucketOf, groups.ofRow, ex.count), () => presentKeys(atomOf!, groups.ofRow, ex.count));
   const layout = layoutOf(keys, ex.rank);
   const values = new Map<string, Column>();
+  // outputs over the same frame share their common subtrees
+  const shares = new Map<Frame, EvalShare>();
+  const shareOf = (f: Frame): EvalShare => {
+    let s = shares.get(f);
+    if (!s) shares.set(f, (s = evalShare()));
+    return s;
+  };
   if (atomOf) {
     const frames = movingFrames(table, layout, atomOf, groups.ofRow, ex.count, p.perBucket, p.perWindow);
     let expanded: Frame | undefined;
     for (const o of p.outputs) {
       const frame = combinable(o.node) ? frames.combined : (expanded ??= frames.expanded());
-      values.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree), layout.out));
+      values.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree, shareOf(frame)), layout.out));
     }
   } else {
     const frame = p.buckets ? plainFrame(table, layout, bucketOf, groups.ofRow, ex.count) : groupFrame(table, layout, groups.ofRow, ex.count);
-    for (const o of p.outputs) values.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree), layout.out));
+    for (const o of p.outputs) values.set(o.name, vecToColumn(evaluate(o.node, [frame], o.arg, o.tree, shareOf(frame)), layout.out));
   }
   let topOfBook: Map<string, Column> | undefined;
   if (p.orderbook === 'plotOrderbookSnapshots') {
@@ -253,7 +260,8 @@ export function streamedCells(p: StatsPlan, selection: Selection): Cells {
   } else {
     frames = partFrames(parts, bucketParts, sg, cellIndex(layout, ex.count), { cells: layout.out, out: layout.out }, take);
   }
-  const values = new Map(p.outputs.map((o) => [o.name, vecToColumn(evaluate(o.node, frames, o.arg, o.tree), layout.out)]));
+  const share = evalShare();
+  const values = new Map(p.outputs.map((o) => [o.name, vecToColumn(evaluate(o.node, frames, o.arg, o.tree, share), layout.out)]));
   return { groupCount: ex.count, keys: ex.keys, layout, values };
 }
 

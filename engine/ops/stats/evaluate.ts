@@ -10,7 +10,12 @@ import { argError } from '../../core/errors.js';
 import { checkpoint } from '../../core/query-hooks.js';
 import { type Fail, type Frame, kernel } from './aggregates.js';
 import type { ElementwiseOp, Node, OrderedOp } from './tree.js';
-import { columnVec, type NumVec, symNull, type Vec } from './vectors.js';
+import { dictOf, textId, textIdEpoch } from '../../core/dict.js';
+import { columnVec, type NumVec, type Vec } from './vectors.js';
+
+/** The number of the null symbol's text (""). */
+const textIdOfNull = (): number => textId(NULL_DICT, 0);
+const NULL_DICT = dictOf(['']);
 
 const INTEGRAL = new Set<string>(['long', 'int', 'boolean']);
 
@@ -35,7 +40,7 @@ function describe(n: Node): string {
     case 'col':
       return n.name;
     case 'lit':
-      return String(n.value);
+      return n.value !== n.value ? (n.type === 'long' ? '"0N"' : '"0n"') : String(n.value);
     case 'index':
       return 'i';
     case 'distinct':
@@ -48,7 +53,8 @@ function describe(n: Node): string {
 interface Ctx {
   readonly frames: readonly Frame[];
   readonly fail: Fail;
-  readonly cells: Map<Node, Vec>;
+  /** Cell-level values by subtree text (shared by the outputs of one query). */
+  readonly cells: Map<string, Vec>;
   readonly columns: Map<Frame, Map<string, Vec>>;
 }
 
@@ -186,33 +192,129 @@ function ordered(op: OrderedOp, arg: Vec, f: Frame, fail: Fail): Vec {
   }
 }
 
-/** Rows whose value already appeared earlier in the same cell become null (for count distinct). */
+/**
+ * Rows whose value already appeared earlier in the same cell become null (for count distinct). Values
+ * are numbered first (symbols by their text: equal strings under different codes are one value), then
+ * each (cell, value) pair is one number in a set: no string per row.
+ */
 function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
   if (arg.lvl !== 'row') return fail('applies distinct to a value that is already one per group', 'distinct of a column');
-  const seen = new Set<string>();
-  const fresh = (e: number, value: string): boolean => {
-    const k = `${f.cell[e]}:${value}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  };
+  const n = f.n;
+  const ids = new Int32Array(n);
+  let count = 0;
+  switch (arg.t) {
+    case 'num': {
+      const id = new Map<number, number>();
+      for (let e = 0; e < n; e++) {
+        const v = arg.d[e]!;
+        let k = id.get(v);
+        if (k === undefined) id.set(v, (k = count++));
+        ids[e] = v !== v ? -1 : k;
+      }
+      break;
+    }
+    case 'ts': {
+      const id = new Map<bigint, number>();
+      for (let e = 0; e < n; e++) {
+        const v = arg.d[e]!;
+        let k = id.get(v);
+        if (k === undefined) id.set(v, (k = count++));
+        ids[e] = v === -9223372036854775808n ? -1 : k;
+      }
+      break;
+    }
+    case 'sym': {
+      // texts numbered process-wide (equal strings under different codes are one value); the null symbol is none
+      for (let attempt = 0; ; attempt++) {
+        const epoch = textIdEpoch();
+        const empty = textIdOfNull();
+        let max = -1;
+        for (let e = 0; e < n; e++) {
+          const code = arg.codes[e]!;
+          const k = code < 0 ? -1 : textId(arg.dict, code);
+          ids[e] = k === empty ? -1 : k;
+          if (k > max) max = k;
+        }
+        count = max + 1;
+        // the numbering started again mid-way (its table was full): number this column afresh
+        if (epoch === textIdEpoch() || attempt > 0) break;
+      }
+      break;
+    }
+  }
+  const fresh = firstOfEachPair(ids, count, f.cell, f.cells, n);
   switch (arg.t) {
     case 'num': {
       const d = arg.d.slice();
-      for (let e = 0; e < f.n; e++) if (!fresh(e, String(d[e]))) d[e] = NaN;
+      for (let e = 0; e < n; e++) if (!fresh[e]) d[e] = NaN;
       return { ...arg, d };
     }
     case 'ts': {
       const d = arg.d.slice();
-      for (let e = 0; e < f.n; e++) if (!fresh(e, String(d[e]))) d[e] = -9223372036854775808n;
+      for (let e = 0; e < n; e++) if (!fresh[e]) d[e] = -9223372036854775808n;
       return { ...arg, d };
     }
     case 'sym': {
       const codes = arg.codes.slice();
-      for (let e = 0; e < f.n; e++) if (!symNull(arg, codes[e]!) && !fresh(e, arg.dict.get(codes[e]!))) codes[e] = -1;
+      for (let e = 0; e < n; e++) if (!fresh[e]) codes[e] = -1;
       return { ...arg, codes };
     }
   }
+}
+
+/** Most bytes of the (cell, value) bitmap of firstOfEachPair before it uses a set instead. */
+const PAIR_BITMAP_BYTES = 64 * 1024 * 1024;
+
+/**
+ * 1 for the first entry of each (cell, value) pair, values numbered 0 .. count-1 (-1: null, never
+ * kept). Values are renumbered densely first, then the pairs are marked in a bitmap of cells x
+ * values (a set of numbers when that would be too large).
+ */
+function firstOfEachPair(ids: Int32Array, count: number, cell: Int32Array, cells: number, n: number): Uint8Array {
+  const dense = new Int32Array(n);
+  let used = 0;
+  if (count <= 4 * n + 16) {
+    const remap = new Int32Array(count).fill(-1);
+    for (let e = 0; e < n; e++) {
+      const k = ids[e]!;
+      if (k < 0) dense[e] = -1;
+      else dense[e] = remap[k]! >= 0 ? remap[k]! : (remap[k] = used++);
+    }
+  } else {
+    const remap = new Map<number, number>();
+    for (let e = 0; e < n; e++) {
+      const k = ids[e]!;
+      if (k < 0) {
+        dense[e] = -1;
+        continue;
+      }
+      let d = remap.get(k);
+      if (d === undefined) remap.set(k, (d = used++));
+      dense[e] = d;
+    }
+  }
+  const fresh = new Uint8Array(n);
+  if (cells * used <= PAIR_BITMAP_BYTES) {
+    const seen = new Uint8Array(cells * used);
+    for (let e = 0; e < n; e++) {
+      const d = dense[e]!;
+      if (d < 0) continue;
+      const key = cell[e]! * used + d;
+      if (!seen[key]) seen[key] = fresh[e] = 1;
+    }
+  } else {
+    const seen = new Set<number>();
+    for (let e = 0; e < n; e++) {
+      const d = dense[e]!;
+      if (d < 0) continue;
+      const key = cell[e]! * used + d;
+      if (!seen.has(key)) {
+        seen.add(key);
+        fresh[e] = 1;
+      }
+    }
+  }
+  return fresh;
 }
 
 /** A node's value for every row (entry) of one frame. */
@@ -231,8 +333,15 @@ function evalRow(n: Node, f: Frame, ctx: Ctx): Vec {
       return { lvl: 'row', t: 'num', d: Float64Array.from({ length: f.n }, (_, e) => (f.rows ? f.rows[e]! : e)), type: 'long' };
     case 'agg':
       return toRows(evalCell(n, ctx), f, ctx.fail);
-    case 'elem':
-      return elementwise(n.op, n.args.map((a) => evalRow(a, f, ctx)), f.n, ctx.fail);
+    case 'elem': {
+      // the same subtree written twice (a condition in a numerator and a denominator) is computed once
+      let cache = ctx.columns.get(f);
+      if (!cache) ctx.columns.set(f, (cache = new Map()));
+      const key = `\u0000${describe(n)}`;
+      let v = cache.get(key);
+      if (!v) cache.set(key, (v = elementwise(n.op, n.args.map((a) => evalRow(a, f, ctx)), f.n, ctx.fail)));
+      return v;
+    }
     case 'ordered':
       return ordered(n.op, evalRow(n.args[0]!, f, ctx), f, ctx.fail);
     case 'distinct':
@@ -242,7 +351,8 @@ function evalRow(n: Node, f: Frame, ctx: Ctx): Vec {
 
 /** A cell- (or scalar-) level node's value per output cell, aggregating over every frame. */
 function evalCell(n: Node, ctx: Ctx): Vec {
-  const cached = ctx.cells.get(n);
+  const key = describe(n);
+  const cached = ctx.cells.get(key);
   if (cached) return cached;
   let v: Vec;
   if (n.k === 'lit') v = { lvl: 'scalar', t: 'num', v: n.value, type: n.type };
@@ -258,7 +368,7 @@ function evalCell(n: Node, ctx: Ctx): Vec {
   } else {
     throw new Error(`evalCell: ${n.k} is not a cell-level node`);
   }
-  ctx.cells.set(n, v);
+  ctx.cells.set(key, v);
   return v;
 }
 
@@ -266,14 +376,23 @@ function evalCell(n: Node, ctx: Ctx): Vec {
  * The value of a tree for every output cell; `frames` share the cell layout (one gathered frame, or
  * one per partition for trees that combine). `arg` and `tree` name the tree in errors.
  */
-export function evaluate(node: Node, frames: readonly Frame[], arg: string, tree: unknown): Vec {
+/** What the outputs of one query share: subtrees computed once, by their text. */
+export interface EvalShare {
+  readonly cells: Map<string, Vec>;
+  readonly columns: Map<Frame, Map<string, Vec>>;
+}
+
+/** A fresh share for the outputs of one query over one set of frames. */
+export const evalShare = (): EvalShare => ({ cells: new Map(), columns: new Map() });
+
+export function evaluate(node: Node, frames: readonly Frame[], arg: string, tree: unknown, share: EvalShare = evalShare()): Vec {
   if (levelOf(node) === 'row') {
     throw argError('badValue', arg, tree, 'does not reduce to one value per group', 'a tree ending in an aggregate, such as ["last", ...] or ["sum", ...]');
   }
   const fail: Fail = (problem, expected) => {
     throw argError('columnType', arg, tree, problem, expected);
   };
-  const v = evalCell(node, { frames, fail, cells: new Map(), columns: new Map() });
+  const v = evalCell(node, { frames, fail, cells: share.cells, columns: share.columns });
   const out = frames[0]!.out;
   return v.lvl === 'scalar' ? { lvl: 'cell', t: 'num', d: new Float64Array(out).fill(v.v), type: 'float' } : v;
 }

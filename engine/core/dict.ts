@@ -244,7 +244,7 @@ export function nullCodes(d: Dict): Uint8Array {
 }
 
 /** Most strings numbered by textId before the table starts again (bounding its memory). */
-const MAX_INTERNED = 4_000_000;
+const MAX_INTERNED = 1_000_000;
 const interned = new Map<string, number>();
 let internEpoch = 0;
 const textIds = new WeakMap<Dict, { epoch: number; ids: Int32Array }>();

@@ -18,6 +18,10 @@
  * Cold case: fresh processes (cold-ours.ts, cold-duck.ts) minus node's own start-up (cold-empty.ts).
  * Memory cases: fresh processes (memory.ts; orders-memory.ts, peak RSS of generateOrderAnalytics over
  * every date with and without instrumentBatchSz).
+ * The executor's measurements (informational, not in the frozen list), fresh processes too:
+ * responsiveness.ts (latency of a trivial HTTP request while a full-day getTicks runs on the serving
+ * thread vs on the executor), cancel-latency.ts (cancel of ticks-ffill-1d and the next query),
+ * workers-memory.ts (RSS growth with 1 and 2 workers, and of an idle worker).
  * Results also go to <data>/last-run.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -33,7 +37,7 @@ import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
-import { ALL_CASE_IDS, type CaseId, caseQueries, WARM_CASES, type WarmCaseId } from './cases.js';
+import { ALL_CASE_IDS, type CaseId, caseQueries, EXECUTOR_CASES, WARM_CASES, type WarmCaseId } from './cases.js';
 import { type CellColumn, checkValues, FLOAT_TOLERANCE, tableCells, ValueMismatch } from './cells.js';
 import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE, removeScratch, scratchCopies } from './data.js';
 import { type DuckColumns, duckCells, duckQuery } from './duck-read.js';
@@ -343,6 +347,104 @@ function runMemory(data: BenchData, date: string): MemoryResult {
   return { ...r, date, growth, multiple: growth / r.rawBytes, repeatRss, drift };
 }
 
+// The executor's measurements (informational, not in the frozen list).
+
+interface ResponsivenessChild {
+  readonly mode: 'before' | 'after';
+  readonly rows: number;
+  readonly warmupMs: number;
+  /** ms of each probed run of the query. */
+  readonly queryMs: number[];
+  readonly probeMs: number;
+  /** Probes sent while a query ran, and their latency quantiles (ms). */
+  readonly samples: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  /** The same probe with nothing running (the idle stretch before the runs). */
+  readonly idleSamples: number;
+  readonly idleP50: number;
+  readonly idleP99: number;
+}
+
+interface ResponsivenessResult {
+  readonly date: string;
+  readonly before: ResponsivenessChild;
+  readonly after: ResponsivenessChild;
+  readonly targetP99Ms: number;
+}
+
+/** Fresh processes, one per configuration: the query on the serving thread (before), then through the executor (after). */
+function runResponsiveness(dir: string, date: string): ResponsivenessResult {
+  const arg = (mode: 'before' | 'after') => ({ db: dir, date, mode, minRuns: 5, minQueryMs: 3000 });
+  const before = child<ResponsivenessChild>('responsiveness.cjs', arg('before'));
+  const after = child<ResponsivenessChild>('responsiveness.cjs', arg('after'));
+  if (before.rows !== after.rows) throw new Error(`responsiveness: the serving thread's getTicks returned ${before.rows} rows, the executor's ${after.rows}`);
+  return { date, before, after, targetP99Ms: 20 };
+}
+
+interface CancelResult {
+  readonly rows: number;
+  readonly firstMs: number;
+  readonly usualMs: number;
+  readonly usualRuns: number[];
+  readonly delayMs: number;
+  readonly smallRows: number;
+  readonly smallMs: number;
+  readonly trials: Array<{ cancelled: boolean; toCancelled: number; toNext: number }>;
+  /** Trials where the query was still running at the cancel (the medians are over these). */
+  readonly cancelled: number;
+  readonly toCancelledMs: number;
+  readonly toNextMs: number;
+  readonly targetNextMs: number;
+}
+
+function runCancel(dir: string, ctx: CaseContext, trials: number): CancelResult {
+  const r = child<Omit<CancelResult, 'targetNextMs'>>('cancel-latency.cjs', { db: dir, ctx, trials, usualRuns: 3 });
+  return { ...r, targetNextMs: 100 };
+}
+
+interface WorkersMemoryChild {
+  readonly workers: number;
+  readonly before: number;
+  readonly after: number;
+  readonly growth: number;
+  /** With workers >= 1: RSS once the executor had started, before any query. */
+  readonly started?: number;
+  readonly ran?: Array<{ id: string; rows: number; ms: number }>;
+}
+
+interface WorkersMemoryResult {
+  /** Medians over the runs (bytes). */
+  readonly growth1: number;
+  readonly growth2: number;
+  readonly idleWorker: number;
+  /** growth(2) / (growth(1) + idle worker). */
+  readonly ratio: number;
+  /** The target: growth(2) <= 1.2 x growth(1) + idle worker. */
+  readonly limit: number;
+  readonly met: boolean;
+  readonly runs: { readonly one: WorkersMemoryChild[]; readonly two: WorkersMemoryChild[]; readonly idle: WorkersMemoryChild[] };
+}
+
+/** Fresh processes, interleaved (1 worker, 2 workers, an idle worker), `times` of each; medians. */
+function runWorkersMemory(dir: string, ctx: CaseContext, times: number): WorkersMemoryResult {
+  const one: WorkersMemoryChild[] = [];
+  const two: WorkersMemoryChild[] = [];
+  const idle: WorkersMemoryChild[] = [];
+  const run = (workers: number) => child<WorkersMemoryChild>('workers-memory.cjs', { db: dir, ctx, workers }, ['--expose-gc']);
+  for (let i = 0; i < times; i++) {
+    one.push(run(1));
+    two.push(run(2));
+    idle.push(run(0));
+  }
+  const growth1 = median(one.map((r) => r.growth));
+  const growth2 = median(two.map((r) => r.growth));
+  const idleWorker = median(idle.map((r) => r.growth));
+  const limit = 1.2 * growth1 + idleWorker;
+  return { growth1, growth2, idleWorker, ratio: growth2 / (growth1 + idleWorker), limit, met: growth2 <= limit, runs: { one, two, idle } };
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 const log = (msg: string): void => console.log(msg);
@@ -351,15 +453,31 @@ log(`data: ${data.name}: ${data.trades.toLocaleString('en-US')} trades, ${scale.
 if (data.generatedSeconds !== null) log(`  generated by tickscope demo in ${data.generatedSeconds.toFixed(1)} s`);
 if (data.duckBuiltSeconds !== null) log(`  ${data.name}.duckdb built in ${data.duckBuiltSeconds.toFixed(1)} s`);
 const engine = Engine.open([data.dir]);
-const t0 = performance.now();
-const duck = await duckInMemory(data);
-log(`  copied into an in-memory DuckDB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-const duckVersion = String((await duckQuery(duck, 'SELECT version()')).columns[0]![0]);
-const duckRows = Number((await duckQuery(duck, 'SELECT count(*)::DOUBLE FROM trade')).columns[0]![0]);
-if (duckRows !== data.trades) throw new Error(`bench: DuckDB holds ${duckRows} trades, Tickscope ${data.trades}; delete ${data.duckFile}`);
-
 const dates = engine.defaultDatabase.partitionKeys('Trade');
-const ids = (await duckQuery(duck, 'SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).columns[0] as string[];
+// The in-memory DuckDB is for the warm cases; a run of only the child-process cases does without it
+// (the instrument IDs then come from Tickscope's partition metadata, ordered as DuckDB orders them).
+let duck: DuckDBConnection | null = null;
+let duckVersion: string;
+let ids: string[];
+if (selected.some((id) => WARM_CASES.some((c) => c.id === id))) {
+  const t0 = performance.now();
+  duck = await duckInMemory(data);
+  log(`  copied into an in-memory DuckDB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  duckVersion = String((await duckQuery(duck, 'SELECT version()')).columns[0]![0]);
+  const duckRows = Number((await duckQuery(duck, 'SELECT count(*)::DOUBLE FROM trade')).columns[0]![0]);
+  if (duckRows !== data.trades) throw new Error(`bench: DuckDB holds ${duckRows} trades, Tickscope ${data.trades}; delete ${data.duckFile}`);
+  ids = (await duckQuery(duck, 'SELECT DISTINCT instrumentID FROM trade ORDER BY 1')).columns[0] as string[];
+} else {
+  const instance = await DuckDBInstance.create();
+  const conn = await instance.connect();
+  duckVersion = String((await duckQuery(conn, 'SELECT version()')).columns[0]![0]);
+  conn.closeSync();
+  instance.closeSync();
+  const seen = new Set<string>();
+  for (const date of dates) for (const id of engine.defaultDatabase.partition('Trade', date)!.idRanges.keys()) seen.add(id);
+  seen.delete('');
+  ids = [...seen].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
 const ctx: CaseContext = { dates, ids };
 const queries = caseQueries(ctx);
 log(`runs: median of ${runs} after ${warmups} warm-ups, interleaved; DuckDB ${duckVersion} at ${threadCounts.join(', ')} thread(s); node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'})`);
@@ -383,7 +501,7 @@ const warm: WarmResult[] = [];
 for (const c of WARM_CASES) {
   if (!selected.includes(c.id)) continue;
   const q = queries[c.id];
-  const sides = q.on === 'scratch' ? scratch! : { engine, duck };
+  const sides = q.on === 'scratch' ? scratch! : { engine, duck: duck! };
   warm.push(await runWarm(sides.engine, sides.duck, c.id, q));
 }
 
@@ -420,6 +538,22 @@ if (selected.includes('memory')) {
     console.error(`\n!!! memory FAILED\n${memoryError}\n`);
   }
 }
+let responsiveness: ResponsivenessResult | null = null;
+let cancelLatency: CancelResult | null = null;
+let workersMemory: WorkersMemoryResult | null = null;
+const executorErrors: Record<string, string> = {};
+for (const c of EXECUTOR_CASES) {
+  if (!selected.includes(c.id)) continue;
+  log(`  ${c.id}: fresh processes ...`);
+  try {
+    if (c.id === 'responsiveness') responsiveness = runResponsiveness(data.dir, dates[0]!);
+    else if (c.id === 'cancel') cancelLatency = runCancel(data.dir, ctx, Math.max(5, runs));
+    else workersMemory = runWorkersMemory(data.dir, ctx, Math.min(runs, 3));
+  } catch (e) {
+    executorErrors[c.id] = (e as Error).stack ?? String(e);
+    console.error(`\n!!! ${c.id} FAILED\n${executorErrors[c.id]}\n`);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------
 // The final table.
@@ -433,9 +567,12 @@ const header = [
   col('target', 7),
 ].join(' ');
 console.log('');
-console.log(`Tickscope vs DuckDB: ${data.name}, ms (median of ${runs}); ratio = tickscope / duckdb, below 1: Tickscope faster`);
-console.log(header);
-console.log('-'.repeat(header.length));
+// the table of warm cases (none when only the child-process cases were asked for)
+if (warm.length > 0) {
+  console.log(`Tickscope vs DuckDB: ${data.name}, ms (median of ${runs}); ratio = tickscope / duckdb, below 1: Tickscope faster`);
+  console.log(header);
+  console.log('-'.repeat(header.length));
+}
 const printRow = (r: WarmResult): void => {
   const cells = threadCounts.flatMap((t) => {
     const x = r.timings[t];
@@ -500,12 +637,51 @@ if (ordersMemory) {
   console.log(`  batched peak ${(m.lower * 100).toFixed(1)}% lower   target >= 30% lower${m.lower < 0.3 ? '  MISSED' : ''}`);
   console.log(`    peaks of each run (MiB): all ${m.all.map((r) => mib(r.peak)).join(' ')}; batched ${m.batched.map((r) => mib(r.peak)).join(' ')}`);
 } else if (ordersMemoryError) console.log(`\norders-memory: FAILED (above)`);
+if (responsiveness || cancelLatency || workersMemory || Object.keys(executorErrors).length > 0) {
+  console.log('');
+  console.log('executor (informational figures, not in the frozen list; each in fresh processes):');
+}
+if (responsiveness) {
+  const r = responsiveness;
+  const line = (what: string, x: ResponsivenessChild, mark: string): void =>
+    console.log(
+      `    ${what.padEnd(36)} p50 ${col(ms(x.p50), 7)} ms   p99 ${col(ms(x.p99), 7)} ms   (max ${ms(x.max)}; ${x.samples} probes during ${x.queryMs.length} runs, query median ${ms(median(x.queryMs))} ms; idle p50 ${ms(x.idleP50)}, p99 ${ms(x.idleP99)})${mark}`,
+    );
+  console.log(`  responsiveness: GET /app/api/info every ${r.after.probeMs} ms over HTTP on loopback (serve()), while getTicks Trade ${r.date}, all instruments, all columns (${r.after.rows} rows) runs:`);
+  line('before: on the serving thread', r.before, '');
+  line('after: executor, 1 worker', r.after, `   target p99 <= ${r.targetP99Ms} ms${r.after.p99 > r.targetP99Ms ? '  MISSED' : ''}`);
+} else if (executorErrors['responsiveness']) console.log('  responsiveness: FAILED (above)');
+if (cancelLatency) {
+  const c = cancelLatency;
+  console.log(
+    `  cancel: ticks-ffill-1d (${c.rows} rows, usually ${ms(c.usualMs)} ms) on an executor with 1 worker, cancelled after ${c.delayMs} ms (30%), median of ${c.cancelled} trials${c.cancelled < c.trials.length ? ` (${c.trials.length - c.cancelled} more finished before the cancel: not counted)` : ''}:`,
+  );
+  console.log(`    cancel() to the cancelled answer        ${col(ms(c.toCancelledMs), 8)} ms`);
+  console.log(
+    `    cancel() to the next query's answer     ${col(ms(c.toNextMs), 8)} ms   (getTicks, 1 instrument, 1 minute: ${c.smallRows} rows, ${ms(c.smallMs)} ms alone)   target <= ${c.targetNextMs} ms${!(c.toNextMs <= c.targetNextMs) ? '  MISSED' : ''}`,
+  );
+  console.log(`    each trial, to the cancelled answer / to the next answer (ms): ${c.trials.map((t) => `${ms(t.toCancelled)}/${ms(t.toNext)}${t.cancelled ? '' : ' (finished first)'}`).join('  ')}`);
+} else if (executorErrors['cancel']) console.log('  cancel: FAILED (above)');
+if (workersMemory) {
+  const w = workersMemory;
+  const n = w.runs.one.length;
+  const each = (rs: readonly WorkersMemoryChild[]): string => (n > 1 ? `   (runs: ${rs.map((r) => mib(r.growth)).join(' ')})` : '');
+  console.log(
+    `  workers-memory: RSS growth of a fresh process after the getTicks/getStats cases, each run by every worker (the executor's idle spare worker included in both), ${n > 1 ? `median of ${n}, interleaved` : 'one run each'}:`,
+  );
+  console.log(`    growth(1 worker)     ${col(mib(w.growth1), 8)} MiB${each(w.runs.one)}`);
+  console.log(`    growth(2 workers)    ${col(mib(w.growth2), 8)} MiB${each(w.runs.two)}`);
+  console.log(`    idle worker          ${col(mib(w.idleWorker), 8)} MiB   (one query worker started, running nothing)${each(w.runs.idle)}`);
+  console.log(
+    `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'} (each worker has its own column cache until the shared cache lands)`,
+  );
+} else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
 console.log('');
-if (threadCounts.some((t) => t > 1)) {
+if (warm.length > 0 && threadCounts.some((t) => t > 1)) {
   console.log('* tickscope runs queries on one thread until the executor lands: its column at more than one thread is');
   console.log('  the same single-threaded engine, timed again next to DuckDB at that thread count.');
 }
-console.log(
+if (warm.length > 0) console.log(
   `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call + every column as an array vs DuckDB query + every column read into JS arrays.`,
 );
 for (const line of tolerated) console.log(`  ${line}`);
@@ -517,6 +693,7 @@ const failed = warm.filter((r) => r.error).map((r) => r.id as string);
 if (coldError) failed.push('cold');
 if (memoryError) failed.push('memory');
 if (ordersMemoryError) failed.push('orders-memory');
+failed.push(...Object.keys(executorErrors));
 const report = {
   when: new Date().toISOString(),
   dataset: data.name,
@@ -540,6 +717,7 @@ const report = {
   cold,
   memory,
   ordersMemory,
+  executor: { informational: true, responsiveness, cancel: cancelLatency, workersMemory },
   failed,
 };
 writeFileSync(join(root, 'last-run.json'), `${JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
@@ -548,7 +726,7 @@ if (failed.length > 0) {
   console.error(`\nFAILED: ${failed.join(', ')}`);
   process.exitCode = 1;
 }
-duck.closeSync();
+duck?.closeSync();
 if (scratch) {
   scratch.duck.closeSync();
   scratch.instance.closeSync();

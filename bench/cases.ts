@@ -135,9 +135,37 @@ export const OTHER_CASES = [
   },
 ] as const;
 
-export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'];
+/**
+ * The executor's measurements: informational figures, not in the frozen list (their targets are the
+ * executor issue's, printed with MISSED when missed, but they are no ratio against DuckDB and change
+ * without touching the list). Each runs in fresh child processes.
+ */
+export const EXECUTOR_CASES = [
+  {
+    id: 'responsiveness',
+    name: 'responsiveness: GET /app/api/info during a full-day getTicks',
+    queries: 'p50/p99 latency of GET /app/api/info every 10 ms over HTTP on loopback while getTicks Trade, first date, all instruments, all columns runs: on the serving thread (before) vs through the executor, 1 worker (after)',
+    target: 'after: p99 <= 20 ms',
+  },
+  {
+    id: 'cancel',
+    name: 'cancel: ticks-ffill-1d cancelled at 30%, then a trivial query',
+    queries: 'executor with 1 worker: ms from cancel() to the cancelled answer, and to the answer of a 1-minute getTicks of one instrument submitted right after; median of the trials',
+    target: 'next query <= 100 ms after cancel()',
+  },
+  {
+    id: 'workers-memory',
+    name: 'workers-memory: RSS growth with 1 and 2 workers',
+    queries: 'fresh process per configuration: the getTicks/getStats cases once per worker; RSS growth with 1 and with 2 workers, and of one idle worker',
+    target: 'growth(2) <= 1.2 x growth(1) + one idle worker (not expected before the shared cache)',
+  },
+] as const;
 
-export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id)];
+export type ExecutorCaseId = (typeof EXECUTOR_CASES)[number]['id'];
+
+export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'] | ExecutorCaseId;
+
+export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id), ...EXECUTOR_CASES.map((c) => c.id)];
 
 /** Every warm case's queries for this data. */
 export function caseQueries(ctx: CaseContext): Record<WarmCaseId, CaseQuery> {

@@ -10,11 +10,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ChartRequest, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
-import { CANCELLED, type CallMessage, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import { blockWords, ROW_BLOCK } from '../storage/shared-store.js';
+import { CANCELLED, type CallMessage, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
 
 /** How long a cancelled query may run on before its worker is ended. */
@@ -60,6 +61,7 @@ interface QueryState {
 interface Slot {
   worker: Worker;
   readonly flags: Int32Array;
+  /** What its workers start with (each also gets its own store line). */
   readonly init: WorkerInit;
   readonly calls: Map<number, Call>;
   /** The query running here, if any. */
@@ -81,8 +83,22 @@ export function workerScript(): string {
   throw new TickscopeError('internal', 'the query worker is not built (no dist/bin/executor-worker.cjs); run npm run build');
 }
 
+/** One shared buffer set of the store: a column file (bytes and loaded blocks) or a whole file. */
+interface StoreEntry {
+  readonly value: { data: SharedArrayBuffer; loaded: SharedArrayBuffer } | Uint8Array;
+  /** Bytes per row block (columns), for counting what is loaded. */
+  readonly blockBytes: number;
+  used: number;
+}
+
 export class Executor {
   private readonly slots: Slot[] = [];
+  /**
+   * The column files the workers have opened, by path: each worker that opens one gets the same
+   * SharedArrayBuffers (partition folders never change, so a file's bytes are the same for all).
+   * Least recently asked entries go first past cacheBytes; a worker still holding one keeps it.
+   */
+  private readonly store = new Map<string, StoreEntry>();
   /**
    * A started worker kept in reserve: when a worker is ended (a query that would not stop, a crash),
    * the spare takes its place at once, so the next query does not wait for a worker to start.
@@ -117,8 +133,97 @@ export class Executor {
     return slot;
   }
 
+  /** A new synchronous line from a worker to the store (each worker gets its own). */
+  private storeLine(): StoreLine {
+    const channel = new MessageChannel();
+    const signal = new SharedArrayBuffer(4);
+    const sig = new Int32Array(signal);
+    channel.port1.on('message', (req: StoreRequest) => {
+      channel.port1.postMessage({ value: this.answer(req) });
+      Atomics.store(sig, 0, 1);
+      Atomics.notify(sig, 0);
+    });
+    channel.port1.unref();
+    return { port: channel.port2, signal };
+  }
+
+  /** Answers that handed a worker buffers another worker had already opened or read. */
+  storeHits = 0;
+
+  /** Entries the store holds. */
+  get storeEntries(): number {
+    return this.store.size;
+  }
+
+  /** The store's answer to a worker. */
+  private answer(req: StoreRequest): unknown {
+    const now = performance.now();
+    const hit = this.store.get(req.key);
+    // a hit: an open column, a file read before (asked for, or put by a worker that read it meanwhile)
+    if (hit && (req.op === 'column') === !(hit.value instanceof Uint8Array)) this.storeHits++;
+    if (req.op === 'column') {
+      if (hit && !(hit.value instanceof Uint8Array)) {
+        hit.used = now;
+        return hit.value;
+      }
+      const value = { data: new SharedArrayBuffer(Math.max(8, Math.ceil((req.rows * req.width) / 8) * 8)), loaded: new SharedArrayBuffer(blockWords(req.rows) * 4) };
+      this.store.set(req.key, { value, blockBytes: ROW_BLOCK * req.width, used: now });
+      this.trim();
+      return value;
+    }
+    if (req.op === 'file') {
+      if (hit && hit.value instanceof Uint8Array) {
+        hit.used = now;
+        return hit.value;
+      }
+      return null;
+    }
+    // put: the first thread's copy wins
+    if (hit && hit.value instanceof Uint8Array) return hit.value;
+    this.store.set(req.key, { value: req.bytes, blockBytes: 0, used: now });
+    this.trim();
+    return req.bytes;
+  }
+
+  /** Bytes the store holds in memory: whole files, and the loaded blocks of columns. */
+  storeBytes(): number {
+    let total = 0;
+    for (const e of this.store.values()) {
+      if (e.value instanceof Uint8Array) total += e.value.byteLength;
+      else {
+        const words = new Int32Array(e.value.loaded);
+        let blocks = 0;
+        for (let i = 0; i < words.length; i++) {
+          let w = Atomics.load(words, i);
+          while (w) {
+            w &= w - 1;
+            blocks++;
+          }
+        }
+        total += blocks * e.blockBytes;
+      }
+    }
+    return total;
+  }
+
+  /** Forgets the least recently asked entries past cacheBytes (workers holding them keep them). */
+  private trim(): void {
+    if (this.store.size < 64) return;
+    let total = this.storeBytes();
+    if (total <= this.settings.cacheBytes) return;
+    for (const [key] of [...this.store].sort((a, b) => a[1].used - b[1].used)) {
+      if (total <= this.settings.cacheBytes * 0.9) break;
+      const e = this.store.get(key)!;
+      this.store.delete(key);
+      total -= e.value instanceof Uint8Array ? e.value.byteLength : 0;
+      if (!(e.value instanceof Uint8Array)) total = this.storeBytes();
+    }
+  }
+
   private attach(slot: Slot): void {
-    const worker = new Worker(this.script, { workerData: slot.init });
+    // each worker (a replacement too) gets a store line of its own
+    const store = this.storeLine();
+    const worker = new Worker(this.script, { workerData: { ...slot.init, store }, transferList: [store.port] });
     slot.worker = worker;
     let readyResolve!: () => void;
     let readyReject!: (e: unknown) => void;

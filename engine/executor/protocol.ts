@@ -1,11 +1,25 @@
 /** Messages between the executor (the serving thread) and its query workers. */
+import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
 import type { ProcessSettings } from './settings.js';
+
+/** A worker's synchronous line to the executor's shared column store. */
+export interface StoreLine {
+  readonly port: MessagePort;
+  /** Int32Array over it: [0] becomes 1 when the executor has answered. */
+  readonly signal: SharedArrayBuffer;
+}
+
+export type StoreRequest =
+  | { readonly op: 'column'; readonly key: string; readonly rows: number; readonly width: number }
+  | { readonly op: 'file'; readonly key: string }
+  | { readonly op: 'put'; readonly key: string; readonly bytes: Uint8Array };
 
 /** What a worker is started with. */
 export interface WorkerInit {
   readonly dbs: readonly string[];
   readonly settings: ProcessSettings;
+  readonly store?: StoreLine;
   /** Int32Array over it: [0] the id of the call to stop (0: none), [1] why (1 cancelled, 2 timeout). */
   readonly cancel: SharedArrayBuffer;
 }

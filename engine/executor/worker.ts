@@ -4,17 +4,38 @@
  * text; CSV streams out in chunks. A cancel or timeout set by the executor in the shared flags stops
  * the running query at its next checkpoint.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { withQueryHooks } from '../core/query-hooks.js';
 import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
-import { type CallMessage, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
+import { useSharedStore } from '../storage/shared-store.js';
+import { type CallMessage, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const flags = new Int32Array(init.cancel);
+
+// Column files are shared with the other workers: asked of the executor synchronously (it only
+// looks them up or creates a buffer, never reads a file).
+if (init.store) {
+  const { port: line, signal } = init.store;
+  const sig = new Int32Array(signal);
+  const ask = (req: StoreRequest): unknown => {
+    Atomics.store(sig, 0, 0);
+    line.postMessage(req);
+    for (;;) {
+      Atomics.wait(sig, 0, 0, 1000);
+      const got = receiveMessageOnPort(line);
+      if (got) return (got.message as { value: unknown }).value;
+    }
+  };
+  useSharedStore({
+    column: (key, rows, width) => ask({ op: 'column', key, rows, width }) as { data: SharedArrayBuffer; loaded: SharedArrayBuffer },
+    file: (key, read) => (ask({ op: 'file', key }) as Uint8Array | null) ?? (ask({ op: 'put', key, bytes: read() }) as Uint8Array),
+  });
+}
 const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
 const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes });
 

@@ -20,7 +20,7 @@ import { type Config, configFromJson, configToJson, defaultConfig } from './conf
 import { STORAGE_FORMAT } from './format.js';
 import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder } from './partition-io.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
-import { FolderGoneError, readRowsUncached, readShared, type RowRanges, StoredColumn } from './stored-column.js';
+import { FolderGoneError, readFileShared, readRowsUncached, type RowRanges, StoredColumn } from './stored-column.js';
 import { withWriteLock } from './write-lock.js';
 
 interface Manifest {
@@ -92,7 +92,7 @@ class TimeOrder {
   readonly bytes: number;
 
   constructor(path: string) {
-    const raw = readShared(path);
+    const raw = readFileShared(path);
     this.order = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
     this.bytes = raw.byteLength;
   }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
+import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
 import type { ColumnDef } from '../core/table.js';
 
 /** A file of a partition folder is gone: a write replaced the folder (the query retries once). */
@@ -44,6 +45,12 @@ function readAt(fd: number, into: Uint8Array, position: number, path: string): v
     if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early`);
     off += n;
   }
+}
+
+/** A whole file through the process's shared store (read once for every worker), else readShared. */
+export function readFileShared(path: string): Uint8Array {
+  const store = sharedStore();
+  return store ? store.file(path, () => readShared(path)) : readShared(path);
 }
 
 /** A whole file in a shared, 8-byte-aligned buffer. */
@@ -156,36 +163,6 @@ function fileBytes(path: string): number {
 }
 
 /** Which row ranges of a column are in memory. */
-class Coverage {
-  private spans: Array<[number, number]> = [];
-
-  /** The parts of [a, b) not yet loaded. */
-  missing(a: number, b: number): Array<[number, number]> {
-    const out: Array<[number, number]> = [];
-    let at = a;
-    for (const [s, e] of this.spans) {
-      if (e <= at) continue;
-      if (s >= b) break;
-      if (s > at) out.push([at, s]);
-      at = Math.max(at, e);
-      if (at >= b) break;
-    }
-    if (at < b) out.push([at, b]);
-    return out;
-  }
-
-  add(a: number, b: number): void {
-    const spans = [...this.spans, [a, b] as [number, number]].sort((x, y) => x[0] - y[0]);
-    const merged: Array<[number, number]> = [];
-    for (const s of spans) {
-      const last = merged[merged.length - 1];
-      if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-      else merged.push([s[0], s[1]]);
-    }
-    this.spans = merged;
-  }
-}
-
 /** On-disk element width and in-memory decoding of a fixed-width column type. */
 interface FixedLayout {
   readonly file: string;
@@ -217,7 +194,7 @@ export class StoredColumn {
   /** Bytes of the rows read (the dictionary's are added when it is read). */
   private rowBytes = 0;
   private dict: Dict | undefined;
-  private readonly coverage = new Coverage();
+  private coverage!: LoadedBlocks;
   private column: Column | undefined;
   private readonly layout: FixedLayout | undefined;
   /** The column's bytes, which row ranges of the file are read into. */
@@ -233,21 +210,28 @@ export class StoredColumn {
     this.layout = fixedLayout(def);
     if (!this.layout) return;
     const n = rows;
+    // one buffer per column file for the whole process when the executor shares them, else our own
+    const store = sharedStore();
+    const bufs = store
+      ? store.column(join(dir, this.layout.file), n, this.layout.width)
+      : { data: shared(n * this.layout.width), loaded: new ArrayBuffer(blockWords(n) * 4) };
+    this.coverage = new LoadedBlocks(bufs.loaded, n);
+    const shared_ = (_bytes: number): SharedArrayBuffer => bufs.data;
     switch (def.type) {
       case 'float':
-        this.column = { type: def.type, data: new Float64Array(shared(n * 8), 0, n) };
+        this.column = { type: def.type, data: new Float64Array(shared_(n * 8), 0, n) };
         break;
       case 'timestamp':
       case 'timespan':
       case 'long':
-        this.column = { type: def.type, data: new BigInt64Array(shared(n * 8), 0, n) };
+        this.column = { type: def.type, data: new BigInt64Array(shared_(n * 8), 0, n) };
         break;
       case 'date':
       case 'int':
-        this.column = { type: def.type, data: new Int32Array(shared(n * 4), 0, n) };
+        this.column = { type: def.type, data: new Int32Array(shared_(n * 4), 0, n) };
         break;
       case 'boolean':
-        this.column = { type: 'boolean', data: new Uint8Array(shared(n), 0, n) };
+        this.column = { type: 'boolean', data: new Uint8Array(shared_(n), 0, n) };
         break;
       case 'symbol': {
         // Read whole when the column is first used (decoded lazily). Not deferred further: a result
@@ -255,11 +239,11 @@ export class StoredColumn {
         const dict = this.rowOrderDict
           ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
           : (() => {
-              const offsets = readShared(this.path('.dict.offsets.i32'));
-              return new Utf8Dict(new Int32Array(offsets.buffer, 0, offsets.byteLength / 4), readShared(this.path('.dict.utf8')), true);
+              const offsets = readFileShared(this.path('.dict.offsets.i32'));
+              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFileShared(this.path('.dict.utf8')), true);
             })();
         this.dict = dict;
-        this.column = { type: 'symbol', codes: new Int32Array(shared(n * 4), 0, n), dict };
+        this.column = { type: 'symbol', codes: new Int32Array(shared_(n * 4), 0, n), dict };
         break;
       }
     }
@@ -300,6 +284,7 @@ export class StoredColumn {
       }
       for (const [a, b] of gaps) {
         this.readRows(fd, a, b, path);
+        // marked after the bytes are in: another thread that sees the mark reads them whole
         this.coverage.add(a, b);
         this.rowBytes += (b - a) * this.layout.width;
       }

@@ -123,6 +123,25 @@ describe('the executor', () => {
     expect(ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] })).rows).toBeGreaterThan(0);
   });
 
+  it('shares column buffers between workers: the same query on two workers holds the bytes once', async () => {
+    const q = { ...ALL_TRADES, idList: ['AAPL', 'MSFT'] };
+    const one = await executor();
+    ok(await one.run('getTicks', q));
+    const single = one.storeBytes();
+    expect(single).toBeGreaterThan(0);
+    const two = await executor({ workers: 2, maxRunningQueries: 2 });
+    // at once: the second query goes to the second worker
+    const [a, b] = await Promise.all([two.run('getTicks', q), two.run('getTicks', q)]);
+    expect(ok(a).rows).toBe(ok(b).rows);
+    expect(two.storeBytes()).toBe(single);
+    // the second worker was handed every file the first had opened
+    expect(one.storeHits).toBe(0);
+    expect(two.storeHits).toBe(two.storeEntries);
+    expect(two.storeEntries).toBe(one.storeEntries);
+    // and each worker's result reads the same
+    expect(await two.page(ok(a).resultId, 0, 20)).toEqual(await two.page(ok(b).resultId, 0, 20));
+  });
+
   it('runs generateOrderAnalytics beside reads on two workers: no error, no lost or doubled rows', async () => {
     const ex = await executor({ workers: 2, maxRunningQueries: 2 });
     const count = async (): Promise<number> => {

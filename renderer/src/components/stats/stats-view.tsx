@@ -120,7 +120,8 @@ export function StatsView(): React.JSX.Element {
     if (e.key in STEP) next = Math.max(0, Math.min(slots - 1, from + STEP[e.key]!));
     else if (e.key === 'Home') next = 0;
     else if (e.key === 'End') next = slots - 1;
-    else if (e.key === 'Escape') next = null;
+    // Escape unpins; with nothing pinned it goes on (to cancel a running query)
+    else if (e.key === 'Escape' && pinned !== null) next = null;
     else return;
     e.preventDefault();
     setPinned(next);

@@ -673,7 +673,7 @@ if (workersMemory) {
   console.log(`    growth(2 workers)    ${col(mib(w.growth2), 8)} MiB${each(w.runs.two)}`);
   console.log(`    idle worker          ${col(mib(w.idleWorker), 8)} MiB   (one query worker started, running nothing)${each(w.runs.idle)}`);
   console.log(
-    `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'} (each worker has its own column cache until the shared cache lands)`,
+    `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'} (every worker ran every query: each also holds its own results and working memory)`,
   );
 } else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
 console.log('');

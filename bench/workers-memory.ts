@@ -4,7 +4,8 @@
  * - `workers` N >= 1: RSS of this process (its worker threads included) before starting an Executor
  *   with N workers, then the getTicks and getStats warm cases' queries (cases-ticks.ts,
  *   cases-stats.ts), one after another, each submitted N times at once so that every worker runs it
- *   (each worker then holds its own results, as the executor keeps them, and its own column cache),
+ *   (each worker reads every column the query reads and then holds its own results, as the executor
+ *   keeps them),
  *   then RSS again after a pause. The executor also starts its idle spare worker, in every
  *   configuration alike.
  * - `workers` 0: the fixed cost of one idle worker: RSS growth of starting one query worker (the

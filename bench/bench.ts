@@ -27,7 +27,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -94,7 +94,7 @@ const selected: CaseId[] = values.cases ? values.cases.split(',').map((s) => s.t
 for (const id of selected) {
   if (!ALL_CASE_IDS.includes(id)) usage(`unknown case ${id}`);
 }
-const root = join(process.cwd(), values.data);
+const root = resolve(values.data); // --data relative to the working folder, or absolute
 
 // A full GC between timed runs (outside the timing), so neither side pays for the other's garbage.
 setFlagsFromString('--expose-gc');
@@ -365,22 +365,74 @@ interface ResponsivenessChild {
   readonly idleSamples: number;
   readonly idleP50: number;
   readonly idleP99: number;
+  /** Every probe's latency (ms): while a query ran, and in the idle stretch. */
+  readonly latencies: number[];
+  readonly idleLatencies: number[];
+}
+
+/** One configuration over its processes: quantiles of their probes pooled. */
+interface ResponsivenessSide {
+  readonly processes: number;
+  readonly runs: number;
+  readonly queryMedianMs: number;
+  readonly samples: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly idleP50: number;
+  readonly idleP99: number;
+  readonly p99PerProcess: number[];
+  readonly children: ResponsivenessChild[];
 }
 
 interface ResponsivenessResult {
   readonly date: string;
-  readonly before: ResponsivenessChild;
-  readonly after: ResponsivenessChild;
+  readonly rows: number;
+  readonly probeMs: number;
+  readonly before: ResponsivenessSide;
+  readonly after: ResponsivenessSide;
   readonly targetP99Ms: number;
 }
 
-/** Fresh processes, one per configuration: the query on the serving thread (before), then through the executor (after). */
-function runResponsiveness(dir: string, date: string): ResponsivenessResult {
+/** The q-quantile, nearest rank. */
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/**
+ * Fresh processes, interleaved, `times` of each configuration: the query on the serving thread
+ * (before), through the executor (after); each side's quantiles over the probes of its processes.
+ */
+function runResponsiveness(dir: string, date: string, times: number): ResponsivenessResult {
   const arg = (mode: 'before' | 'after') => ({ db: dir, date, mode, minRuns: 5, minQueryMs: 3000 });
-  const before = child<ResponsivenessChild>('responsiveness.cjs', arg('before'));
-  const after = child<ResponsivenessChild>('responsiveness.cjs', arg('after'));
-  if (before.rows !== after.rows) throw new Error(`responsiveness: the serving thread's getTicks returned ${before.rows} rows, the executor's ${after.rows}`);
-  return { date, before, after, targetP99Ms: 20 };
+  const before: ResponsivenessChild[] = [];
+  const after: ResponsivenessChild[] = [];
+  for (let i = 0; i < times; i++) {
+    before.push(child<ResponsivenessChild>('responsiveness.cjs', arg('before')));
+    after.push(child<ResponsivenessChild>('responsiveness.cjs', arg('after')));
+  }
+  const rows = before[0]!.rows;
+  for (const r of [...before, ...after]) if (r.rows !== rows) throw new Error(`responsiveness: one getTicks returned ${r.rows} rows, another ${rows}`);
+  const side = (cs: ResponsivenessChild[]): ResponsivenessSide => {
+    const all = cs.flatMap((c) => c.latencies);
+    const idle = cs.flatMap((c) => c.idleLatencies);
+    const queries = cs.flatMap((c) => c.queryMs);
+    return {
+      processes: cs.length,
+      runs: queries.length,
+      queryMedianMs: median(queries),
+      samples: all.length,
+      p50: quantile(all, 0.5),
+      p99: quantile(all, 0.99),
+      max: Math.max(...all),
+      idleP50: quantile(idle, 0.5),
+      idleP99: quantile(idle, 0.99),
+      p99PerProcess: cs.map((c) => c.p99),
+      children: cs,
+    };
+  };
+  return { date, rows, probeMs: before[0]!.probeMs, before: side(before), after: side(after), targetP99Ms: 20 };
 }
 
 interface CancelResult {
@@ -546,7 +598,7 @@ for (const c of EXECUTOR_CASES) {
   if (!selected.includes(c.id)) continue;
   log(`  ${c.id}: fresh processes ...`);
   try {
-    if (c.id === 'responsiveness') responsiveness = runResponsiveness(data.dir, dates[0]!);
+    if (c.id === 'responsiveness') responsiveness = runResponsiveness(data.dir, dates[0]!, Math.min(runs, 3));
     else if (c.id === 'cancel') cancelLatency = runCancel(data.dir, ctx, Math.max(5, runs));
     else workersMemory = runWorkersMemory(data.dir, ctx, Math.min(runs, 3));
   } catch (e) {
@@ -643,11 +695,14 @@ if (responsiveness || cancelLatency || workersMemory || Object.keys(executorErro
 }
 if (responsiveness) {
   const r = responsiveness;
-  const line = (what: string, x: ResponsivenessChild, mark: string): void =>
+  const line = (what: string, x: ResponsivenessSide, mark: string): void =>
     console.log(
-      `    ${what.padEnd(36)} p50 ${col(ms(x.p50), 7)} ms   p99 ${col(ms(x.p99), 7)} ms   (max ${ms(x.max)}; ${x.samples} probes during ${x.queryMs.length} runs, query median ${ms(median(x.queryMs))} ms; idle p50 ${ms(x.idleP50)}, p99 ${ms(x.idleP99)})${mark}`,
+      `    ${what.padEnd(32)} p50 ${col(ms(x.p50), 7)} ms   p99 ${col(ms(x.p99), 7)} ms   (max ${ms(x.max)}; ${x.samples} probes during ${x.runs} runs, query median ${ms(x.queryMedianMs)} ms; idle p50 ${ms(x.idleP50)}, p99 ${ms(x.idleP99)}${x.processes > 1 ? `; p99 of each process ${x.p99PerProcess.map(ms).join(' ')}` : ''})${mark}`,
     );
-  console.log(`  responsiveness: GET /app/api/info every ${r.after.probeMs} ms over HTTP on loopback (serve()), while getTicks Trade ${r.date}, all instruments, all columns (${r.after.rows} rows) runs:`);
+  const n = r.before.processes;
+  console.log(
+    `  responsiveness: GET /app/api/info every ${r.probeMs} ms over HTTP on loopback (serve()), while getTicks Trade ${r.date}, all instruments, all columns (${r.rows} rows) runs; ${n > 1 ? `${n} processes each, interleaved, their probes pooled` : 'one process each'}:`,
+  );
   line('before: on the serving thread', r.before, '');
   line('after: executor, 1 worker', r.after, `   target p99 <= ${r.targetP99Ms} ms${r.after.p99 > r.targetP99Ms ? '  MISSED' : ''}`);
 } else if (executorErrors['responsiveness']) console.log('  responsiveness: FAILED (above)');

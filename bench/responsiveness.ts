@@ -10,7 +10,8 @@
  * - mode 'after': `POST /app/api/run` to the same server, which hands it to the executor (1 worker).
  * One warm-up run first (untimed, not probed: both sides' column caches warm), then the probe's own
  * warm-up and an idle stretch (probe only, reported for reference), then the probed runs. The
- * latencies reported count the probes sent while a query ran.
+ * latencies reported count the probes sent while a query ran (each also listed, for the bench to pool
+ * the probes of several processes).
  * Argument: JSON { db, date, mode, minRuns, minQueryMs }. Prints one JSON line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     const during = samples.filter(([sent]) => windows.some(([a, b]) => sent >= a && sent <= b)).map((s) => s[1]);
     const idle = samples.filter(([sent]) => sent >= idleFrom && sent <= idleTo).map((s) => s[1]);
     process.stdout.write(
-      `${JSON.stringify({ mode: input.mode, rows, warmupMs: warm.ms, queryMs: queries, probeMs: PROBE_MS, samples: during.length, p50: quantile(during, 0.5), p99: quantile(during, 0.99), max: Math.max(...during), idleSamples: idle.length, idleP50: quantile(idle, 0.5), idleP99: quantile(idle, 0.99) })}\n`,
+      `${JSON.stringify({ mode: input.mode, rows, warmupMs: warm.ms, queryMs: queries, probeMs: PROBE_MS, samples: during.length, p50: quantile(during, 0.5), p99: quantile(during, 0.99), max: Math.max(...during), idleSamples: idle.length, idleP50: quantile(idle, 0.5), idleP99: quantile(idle, 0.99), latencies: during.map(round), idleLatencies: idle.map(round) })}\n`,
     );
   } finally {
     await server.close();
@@ -153,6 +154,8 @@ async function main(): Promise<void> {
     rmSync(rendererDir, { recursive: true, force: true });
   }
 }
+
+const round = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** The q-quantile, nearest rank. */
 function quantile(xs: readonly number[], q: number): number {

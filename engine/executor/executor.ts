@@ -14,7 +14,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ChartRequest, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
-import { blockWords, ROW_BLOCK } from '../storage/shared-store.js';
+import { ROW_BLOCK } from '../storage/shared-store.js';
 import { CANCELLED, type CallMessage, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -155,35 +155,31 @@ export class Executor {
     return this.store.size;
   }
 
-  /** The store's answer to a worker. */
+  /**
+   * The store's answer to a worker: a lookup, or the first copy put (workers allocate and read; this
+   * thread only keeps references).
+   */
   private answer(req: StoreRequest): unknown {
     const now = performance.now();
     const hit = this.store.get(req.key);
-    // a hit: an open column, a file read before (asked for, or put by a worker that read it meanwhile)
-    if (hit && (req.op === 'column') === !(hit.value instanceof Uint8Array)) this.storeHits++;
-    if (req.op === 'column') {
-      if (hit && !(hit.value instanceof Uint8Array)) {
-        hit.used = now;
-        return hit.value;
-      }
-      const value = { data: new SharedArrayBuffer(Math.max(8, Math.ceil((req.rows * req.width) / 8) * 8)), loaded: new SharedArrayBuffer(blockWords(req.rows) * 4) };
-      this.store.set(req.key, { value, blockBytes: ROW_BLOCK * req.width, used: now });
-      this.trim();
-      return value;
+    const isColumn = req.op === 'column' || req.op === 'putColumn';
+    if (hit && isColumn === !(hit.value instanceof Uint8Array)) {
+      // an open column or a file read before (asked for, or put by a worker that read it meanwhile)
+      this.storeHits++;
+      hit.used = now;
+      return hit.value;
     }
-    if (req.op === 'file') {
-      if (hit && hit.value instanceof Uint8Array) {
-        hit.used = now;
-        return hit.value;
-      }
-      return null;
-    }
-    // put: the first thread's copy wins
-    if (hit && hit.value instanceof Uint8Array) return hit.value;
-    this.store.set(req.key, { value: req.bytes, blockBytes: 0, used: now });
-    this.trim();
-    return req.bytes;
+    if (req.op === 'column' || req.op === 'file') return null;
+    const entry: StoreEntry =
+      req.op === 'putColumn'
+        ? { value: { data: req.data, loaded: req.loaded }, blockBytes: ROW_BLOCK * req.width, used: now }
+        : { value: req.bytes, blockBytes: 0, used: now };
+    this.store.set(req.key, entry);
+    if (++this.added % 16 === 0) this.trim();
+    return entry.value;
   }
+
+  private added = 0;
 
   /** Bytes the store holds in memory: whole files, and the loaded blocks of columns. */
   storeBytes(): number {

@@ -11,7 +11,8 @@ export interface StoreLine {
 }
 
 export type StoreRequest =
-  | { readonly op: 'column'; readonly key: string; readonly rows: number; readonly width: number }
+  | { readonly op: 'column'; readonly key: string }
+  | { readonly op: 'putColumn'; readonly key: string; readonly width: number; readonly data: SharedArrayBuffer; readonly loaded: SharedArrayBuffer }
   | { readonly op: 'file'; readonly key: string }
   | { readonly op: 'put'; readonly key: string; readonly bytes: Uint8Array };
 

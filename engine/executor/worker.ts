@@ -10,7 +10,7 @@ import { withQueryHooks } from '../core/query-hooks.js';
 import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
-import { useSharedStore } from '../storage/shared-store.js';
+import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { type CallMessage, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
@@ -32,7 +32,13 @@ if (init.store) {
     }
   };
   useSharedStore({
-    column: (key, rows, width) => ask({ op: 'column', key, rows, width }) as { data: SharedArrayBuffer; loaded: SharedArrayBuffer },
+    // buffers are allocated here, not on the serving thread (a large one is zero-filled when made)
+    column: (key, rows, width) =>
+      (ask({ op: 'column', key }) as { data: SharedArrayBuffer; loaded: SharedArrayBuffer } | null) ??
+      (ask({ op: 'putColumn', key, width, data: new SharedArrayBuffer(Math.max(8, Math.ceil((rows * width) / 8) * 8)), loaded: new SharedArrayBuffer(blockWords(rows) * 4) }) as {
+        data: SharedArrayBuffer;
+        loaded: SharedArrayBuffer;
+      }),
     file: (key, read) => (ask({ op: 'file', key }) as Uint8Array | null) ?? (ask({ op: 'put', key, bytes: read() }) as Uint8Array),
   });
 }

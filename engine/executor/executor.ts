@@ -184,35 +184,20 @@ export class Executor {
   /** Bytes the store holds in memory: whole files, and the loaded blocks of columns. */
   storeBytes(): number {
     let total = 0;
-    for (const e of this.store.values()) {
-      if (e.value instanceof Uint8Array) total += e.value.byteLength;
-      else {
-        const words = new Int32Array(e.value.loaded);
-        let blocks = 0;
-        for (let i = 0; i < words.length; i++) {
-          let w = Atomics.load(words, i);
-          while (w) {
-            w &= w - 1;
-            blocks++;
-          }
-        }
-        total += blocks * e.blockBytes;
-      }
-    }
+    for (const e of this.store.values()) total += entryBytes(e);
     return total;
   }
 
   /** Forgets the least recently asked entries past cacheBytes (workers holding them keep them). */
   private trim(): void {
     if (this.store.size < 64) return;
-    let total = this.storeBytes();
+    const sized = [...this.store].map(([key, e]) => ({ key, used: e.used, bytes: entryBytes(e) }));
+    let total = sized.reduce((s, x) => s + x.bytes, 0);
     if (total <= this.settings.cacheBytes) return;
-    for (const [key] of [...this.store].sort((a, b) => a[1].used - b[1].used)) {
+    for (const x of sized.sort((a, b) => a.used - b.used)) {
       if (total <= this.settings.cacheBytes * 0.9) break;
-      const e = this.store.get(key)!;
-      this.store.delete(key);
-      total -= e.value instanceof Uint8Array ? e.value.byteLength : 0;
-      if (!(e.value instanceof Uint8Array)) total = this.storeBytes();
+      this.store.delete(x.key);
+      total -= x.bytes;
     }
   }
 
@@ -523,6 +508,17 @@ export class Executor {
     for (const q of [...this.queue]) q.call.reject(new TickscopeError('cancelled', 'the executor is closing'));
     await Promise.all([...this.slots, ...(this.spare ? [this.spare] : [])].map((s) => s.worker.terminate()));
   }
+}
+
+/** Bytes of one store entry in memory: a whole file, or a column's loaded blocks. */
+function entryBytes(e: StoreEntry): number {
+  if (e.value instanceof Uint8Array) return e.value.byteLength;
+  const words = new Int32Array(e.value.loaded);
+  let blocks = 0;
+  for (let i = 0; i < words.length; i++) {
+    for (let w = Atomics.load(words, i); w; w &= w - 1) blocks++;
+  }
+  return blocks * e.blockBytes;
 }
 
 function stoppedMessage(why: ErrorKindName): string {

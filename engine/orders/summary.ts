@@ -10,8 +10,9 @@ import { type Column, concatColumns, gather, type SymbolColumn } from '../core/c
 import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
-import { NEG_INF_TS, NS_PER_DAY, POS_INF_TS, weekday } from '../core/time.js';
+import { NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay, weekday } from '../core/time.js';
 import { runStats } from '../ops/get-stats.js';
+import { valueKey } from '../ops/stats/stream.js';
 import type { QueryResult } from '../ops/result.js';
 import { sortTable } from '../ops/sort.js';
 import { evaluate, levelOf } from '../ops/stats/evaluate.js';
@@ -173,11 +174,11 @@ function rackByDate(
     first = Math.min(first, d);
     last = Math.max(last, d);
   }
-  if (window.start > NEG_INF_TS) first = Number(floorDiv(window.start, NS_PER_DAY));
-  if (window.end < POS_INF_TS) last = Number(floorDiv(window.end - 1n, NS_PER_DAY));
+  if (window.start > NEG_INF_TS) first = splitDay(window.start).days;
+  if (window.end < POS_INF_TS) last = splitDay(window.end - 1n).days;
 
   // combinations of the other group columns, in the (group-sorted) order they appear
-  const keyOf = (row: number): string => others.map((g) => cellText(result.col(g), row)).join('\u0000');
+  const keyOf = (row: number): string => others.map((g) => valueKey(result.col(g), row)).join('\u0000');
   const combos = new Map<string, { first: number; byDay: Map<number, number> }>();
   for (let r = 0; r < result.length; r++) {
     const k = keyOf(r);
@@ -233,7 +234,7 @@ function rackByDate(
 
 /** The exchange of a combination's first row: its exchangeID group value, else its instrument's. */
 function exchangeLookup(db: Database, result: Table, others: readonly string[]): (row: number) => string {
-  if (others.includes('exchangeID')) return (r) => cellText(result.col('exchangeID'), r);
+  if (others.includes('exchangeID')) return (r) => valueKey(result.col('exchangeID'), r);
   if (!others.includes('instrumentID')) return () => '';
   const ref = db.schema.tables.has('Instrument') ? db.reference('Instrument') : undefined;
   const map = new Map<string, string>();
@@ -242,24 +243,5 @@ function exchangeLookup(db: Database, result: Table, others: readonly string[]):
     const ex = ref.column('exchangeID');
     if (id.type === 'symbol' && ex.type === 'symbol') for (let i = 0; i < ref.rows; i++) map.set(id.dict.get(id.codes[i]!), ex.dict.get(ex.codes[i]!));
   }
-  return (r) => map.get(cellText(result.col('instrumentID'), r)) ?? '';
-}
-
-function cellText(c: Column, row: number): string {
-  switch (c.type) {
-    case 'symbol':
-      return c.dict.get(c.codes[row]!);
-    case 'string':
-      return c.values[row]!;
-    case 'float[]':
-    case 'long[]':
-      return '';
-    default:
-      return String(c.data[row]);
-  }
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n ? q - 1n : q;
+  return (r) => map.get(valueKey(result.col('instrumentID'), r)) ?? '';
 }

@@ -47,7 +47,8 @@ class RunBuilder {
 }
 
 /** A string key of a row's value in a column (exact for every type). */
-function valueKey(c: Column, r: number): string {
+/** A row's value as a key text (groups compare by it). */
+export function valueKey(c: Column, r: number): string {
   switch (c.type) {
     case 'symbol':
       return c.dict.get(c.codes[r]!);

@@ -7,6 +7,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { useEffect, useMemo, useState } from 'react';
 import { backend } from '../../backend';
+import { ticks } from './tca-charts';
 import { useSize } from './use-size';
 
 /** The order as the orders grid holds it (text cells as the CSV writes them). */
@@ -165,7 +166,7 @@ export function OrderChart({ order, zone, scope }: { readonly order: OrderCells;
   };
   const fills = market ? Array.from(market.fills.t, (t, i) => ({ t, type: market.fills.text![i]!, qty: market.fills.cols[0]![i]!, px: market.fills.cols[1]![i]! })).filter((f) => f.type === 'Fill' && Number.isFinite(f.px)) : [];
   const maxQty = Math.max(1, ...fills.map((f) => f.qty));
-  const yTicks = view ? niceTicks(view.lo, view.hi, Math.max(2, Math.floor(h / 50))) : [];
+  const yTicks = view ? ticks(view.lo, view.hi, Math.max(2, Math.floor(h / 50))) : [];
   const timeText = (t: bigint): string => kdbNs(t).slice(11, 19);
   const xTicks = market ? timeTicks(market.from, market.to, Math.max(2, Math.floor((w - PAD.l - PAD.r) / 90))) : [];
   const dp = view ? Math.max(2, Math.min(6, -Math.floor(Math.log10((view.hi - view.lo) / 10)))) : 2;
@@ -234,15 +235,6 @@ export function OrderChart({ order, zone, scope }: { readonly order: OrderCells;
       </div>
     </figure>
   );
-}
-
-function niceTicks(lo: number, hi: number, n: number): number[] {
-  const raw = (hi - lo) / n;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((k) => k * p).find((s) => s >= raw) ?? 10 * p;
-  const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Number(v.toFixed(10)));
-  return out;
 }
 
 const TIME_STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];

@@ -10,9 +10,10 @@
  *   typed array or array (duck-read.ts). Neither side builds per-row objects or JSON;
  * - runs interleaved (ours, duck, ours, duck, ...), a full GC before each timed run (outside the
  *   timing), median of --runs after --warmups;
- * - at each --threads count: DuckDB `SET threads = N`. Tickscope runs queries on one thread until the
- *   executor lands, so its column at 2 threads is the same single-threaded engine, timed again next
- *   to DuckDB at 2 threads.
+ * - at each --threads count N: DuckDB `SET threads = N`; Tickscope's getTicks/getStats cases run through
+ *   an executor of N query workers (Executor.call: the query split across idle workers by identifier
+ *   ranges when it can, its result's columns transferred to this thread), as `tickscope serve` and the
+ *   desktop app run them. The order analytics cases run in this thread (they do not split).
  * Order analytics cases (cases-orders.ts): the same method; generateOrderAnalytics writes, so it runs on
  * per-run scratch copies of the database and the .duckdb file (data.ts scratchCopies).
  * Cold case: fresh processes (cold-ours.ts, cold-duck.ts) minus node's own start-up (cold-empty.ts).
@@ -35,6 +36,8 @@ import { runInNewContext } from 'node:vm';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
+import { Executor } from '../engine/executor/executor.js';
+import { loadSettings } from '../engine/executor/settings.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
 import { ALL_CASE_IDS, type CaseId, caseQueries, EXECUTOR_CASES, WARM_CASES, type WarmCaseId } from './cases.js';
@@ -130,12 +133,13 @@ interface WarmResult {
 
 /** Interleaved timing: ours, duck, ours, duck, ...; medians of the runs after the warm-ups. */
 async function timeInterleaved(ours: () => unknown, duck: () => Promise<unknown>): Promise<Timing> {
+  // ours may be a promise (through the executor): awaited inside its timing
   const o: number[] = [];
   const d: number[] = [];
   for (let i = 0; i < warmups + runs; i++) {
     gc();
     let t0 = performance.now();
-    ours();
+    await ours();
     const to = performance.now() - t0;
     gc();
     t0 = performance.now();
@@ -162,13 +166,20 @@ function checkCase(id: WarmCaseId, q: CaseQuery, ours: Table, duckResult: DuckCo
   return ours.length;
 }
 
-async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery): Promise<WarmResult> {
+async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery, executors: ReadonlyMap<number, Executor> | null): Promise<WarmResult> {
   const info = WARM_CASES.find((c) => c.id === id)!;
   const res: WarmResult = { id, name: info.name, target: info.target, rows: null, timings: {}, error: null };
-  const ours = () => {
+  let ours: () => Table | Promise<Table>;
+  const inThread = (): Table => {
     const table = engine.call(q.op, q.args).table;
     void table.columns; // every column in its own array, as DuckDB's result is read into JS
     return table;
+  };
+  const onExecutor = (ex: Executor) => async (): Promise<Table> => {
+    const r = await ex.call(q.op, q.args);
+    if (!r.ok) throw new Error(`${id}: ac ${r.header.ac}: ${r.header.ai}`);
+    void r.result.table.columns; // a merged split result is a view until gathered
+    return r.result.table;
   };
   const duckRun = q.duckRun;
   const theirs = duckRun ? () => duckRun(duck) : () => duckQuery(duck, q.sql);
@@ -177,8 +188,10 @@ async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q
     for (const statement of q.duckSetup ?? []) await duck.run(statement);
     for (const threads of threadCounts) {
       await duck.run(`SET threads = ${threads}`);
+      const ex = executors?.get(threads);
+      ours = ex ? onExecutor(ex) : inThread;
       // values first (also the first warm-up): checked at every thread count, as DuckDB's plan differs
-      res.rows = checkCase(id, q, ours(), await theirs());
+      res.rows = checkCase(id, q, await ours(), await theirs());
       const t = await timeInterleaved(ours, theirs);
       const alone: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -549,13 +562,19 @@ if (needScratch) {
   log(`  scratch copies for the cases that write: ${copies.dir} and its .duckdb (${((performance.now() - t1) / 1000).toFixed(1)} s)`);
 }
 
+// The getTicks/getStats cases run through executors of 1, 2, ... workers (one per thread count).
+const executors = new Map<number, Executor>();
+if (selected.some((id) => WARM_CASES.some((c) => c.id === id && c.geomean))) {
+  for (const t of threadCounts) executors.set(t, await Executor.start([data.dir], { ...loadSettings({ env: {} }), workers: t, maxRunningQueries: t }));
+}
 const warm: WarmResult[] = [];
 for (const c of WARM_CASES) {
   if (!selected.includes(c.id)) continue;
   const q = queries[c.id];
   const sides = q.on === 'scratch' ? scratch! : { engine, duck: duck! };
-  warm.push(await runWarm(sides.engine, sides.duck, c.id, q));
+  warm.push(await runWarm(sides.engine, sides.duck, c.id, q, c.geomean ? executors : null));
 }
+for (const ex of executors.values()) await ex.close();
 
 let cold: ColdResult | null = null;
 let coldError: string | null = null;
@@ -615,7 +634,7 @@ const col = (s: string, w: number): string => s.padStart(w);
 const header = [
   'case'.padEnd(W),
   col('rows', 9),
-  ...threadCounts.flatMap((t) => [col(`tickscope@${t}t${t > 1 ? '*' : ''}`, 13), col(`duckdb@${t}t`, 10), col(`ratio@${t}t`, 9)]),
+  ...threadCounts.flatMap((t) => [col(`tickscope@${t}t`, 13), col(`duckdb@${t}t`, 10), col(`ratio@${t}t`, 9)]),
   col('target', 7),
 ].join(' ');
 console.log('');
@@ -732,12 +751,8 @@ if (workersMemory) {
   );
 } else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
 console.log('');
-if (warm.length > 0 && threadCounts.some((t) => t > 1)) {
-  console.log('* tickscope runs queries on one thread until the executor lands: its column at more than one thread is');
-  console.log('  the same single-threaded engine, timed again next to DuckDB at that thread count.');
-}
 if (warm.length > 0) console.log(
-  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: engine.call + every column as an array vs DuckDB query + every column read into JS arrays.`,
+  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: getTicks/getStats through an executor of N workers (Executor.call, split across them when the query allows) + every column as an array in this thread, the order analytics cases engine.call in this thread; vs DuckDB query + every column read into JS arrays.`,
 );
 for (const line of tolerated) console.log(`  ${line}`);
 if (orderRows.length > 0) {

@@ -8,6 +8,7 @@ import { checkSummaryFunctions, getOrderAnalyticSummary } from './orders/summary
 import { getStats } from './ops/get-stats.js';
 import { getTicks } from './ops/get-ticks.js';
 import type { QueryResult } from './ops/result.js';
+import { runSplittable } from './parallel/split.js';
 import { type DecodedArgs, decodeArgs } from './registry/decode.js';
 import { operationByName } from './registry/operations.js';
 import type { OperationName, OperationSpec } from './registry/types.js';
@@ -73,6 +74,7 @@ export class Engine {
       throw new TickscopeError('notSupported', `${op.name}: not supported yet; its arguments are declared and validated, the operation itself arrives in a later release`);
     }
     const db = this.assembly(args.get('scope', 'dict'));
-    return db.read(() => impl(db, args));
+    // on the executor, a large getTicks or getStats splits across its idle workers (parallel/split.ts)
+    return db.read(() => runSplittable(db, op.name, rawArgs, args, impl));
   }
 }

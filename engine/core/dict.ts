@@ -166,7 +166,7 @@ export class ConcatDict implements Dict {
   readonly sorted = false;
   private readonly bases: Int32Array;
 
-  constructor(private readonly parts: readonly Dict[]) {
+  constructor(readonly parts: readonly Dict[]) {
     this.bases = new Int32Array(parts.length + 1);
     for (let i = 0; i < parts.length; i++) this.bases[i + 1] = this.bases[i]! + parts[i]!.length;
     this.length = this.bases[parts.length]!;

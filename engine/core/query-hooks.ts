@@ -11,6 +11,42 @@ export interface QueryHooks {
   progress(done: number, total: number, unit?: string): void;
   /** The most rows a result may hold (maxResultRows). */
   readonly maxRows: number;
+  /** Other workers this query may split its work across (the executor's workers), if any. */
+  readonly parallel?: Parallel;
+  /** This run is one part of a split query: only the identifiers of this range. */
+  readonly shard?: Shard;
+}
+
+/**
+ * A part of a split query: the rows of a time range, or the identifiers (on the table's stored identifier column) from `lo`
+ * (inclusive; null: from the first) to `hi` (exclusive; null: to the last), in the string order
+ * partitions store their identifier runs in (compareStrings).
+ */
+export interface Shard {
+  readonly lo: string | null;
+  readonly hi: string | null;
+  /** A time range [from, to) of the table's time column instead (getTicks splits by time). */
+  readonly from?: bigint;
+  readonly to?: bigint;
+}
+
+/** One part of a query run on another worker: the same call, restricted to a shard. */
+export interface PartRequest {
+  readonly operation: string;
+  readonly args: unknown;
+  readonly shard: Shard;
+}
+
+/** The executor's other workers, as a running query sees them. */
+export interface Parallel {
+  /** Rows (estimated) from which a query splits. */
+  readonly minRows: number;
+  /** Reserves up to `max` idle workers for this query's parts; how many it got (0: none idle). */
+  reserve(max: number): number;
+  /** Starts these parts on the reserved workers (at most as many as reserved; unused ones are freed). */
+  dispatch(parts: readonly PartRequest[]): void;
+  /** Waits for every dispatched part's result, in order (a cancel still stops the wait). */
+  collect(): import('../ops/result.js').QueryResult[];
 }
 
 const NONE: QueryHooks = { checkpoint: () => undefined, progress: () => undefined, maxRows: Infinity };
@@ -40,10 +76,30 @@ export function reportProgress(done: number, total: number, unit?: string): void
 /** Runs `fn` (a step of a larger query) with its own progress reports silenced; cancels still apply. */
 export function quietly<T>(fn: () => T): T {
   const outer = current;
-  return withQueryHooks({ checkpoint: () => outer.checkpoint(), progress: () => undefined, maxRows: outer.maxRows }, fn);
+  return withQueryHooks({ checkpoint: () => outer.checkpoint(), progress: () => undefined, maxRows: outer.maxRows, ...(outer.shard ? { shard: outer.shard } : {}) }, fn);
+}
+
+/** The workers the running query may split across, when it runs on the executor and is not itself a part. */
+export function parallelism(): Parallel | undefined {
+  return current.shard ? undefined : current.parallel;
+}
+
+/** The identifier range of the running part, when it is one part of a split query. */
+export function currentShard(): Shard | undefined {
+  return current.shard;
+}
+
+/** True when an identifier lies in the shard's range (string order, as partitions store their runs). */
+export function inShard(s: Shard, id: string): boolean {
+  return (s.lo === null || id >= s.lo) && (s.hi === null || id < s.hi);
 }
 
 /** The row limit of the running query's result. */
 export function maxResultRows(): number {
   return current.maxRows;
+}
+
+/** Runs `fn` as one part of a split query: only the identifiers of `shard`, with the same cancel and progress. */
+export function asShard<T>(shard: Shard, fn: () => T): T {
+  return withQueryHooks({ ...current, shard }, fn);
 }

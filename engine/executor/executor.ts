@@ -10,18 +10,24 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import type { ChartRequest, PageResponse, QueryProgress, RunResponse } from '../contract.js';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { ChartRequest, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
-import { CANCELLED, type CallMessage, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import type { PartRequest } from '../core/query-hooks.js';
+import type { QueryResult } from '../ops/result.js';
+import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
+import { CANCELLED, type CallMessage, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
 
 /** How long a cancelled query may run on before its worker is ended. */
 export const CANCEL_GRACE_MS = 250;
 
 export type Progress = QueryProgress;
+
+/** A result taken whole by the caller, or the error envelope's header. */
+export type CallResponse = { readonly ok: true; readonly result: QueryResult } | { readonly ok: false; readonly header: Header };
 
 export interface RunOptions {
   /** The caller's id for the query (for cancel and progress); default a fresh one. */
@@ -56,6 +62,18 @@ interface QueryState {
   stopped?: ErrorKindName;
   /** Answers the caller now with this error (the worker may still be stopping). */
   readonly reply: (e: TickscopeError) => void;
+  /** Workers reserved for (or running) parts of this query. */
+  helpers: Slot[];
+  /** Progress of each part, by part index. */
+  readonly partProgress: Array<{ done: number; total: number }>;
+}
+
+/** A worker running (or reserved for) one part of another worker's query. */
+interface PartState {
+  readonly parent: QueryState;
+  /** The part's call, once dispatched. */
+  call: Call | null;
+  index: number;
 }
 
 interface Slot {
@@ -71,6 +89,10 @@ interface Slot {
   isReady: boolean;
   /** Replaced by the spare after its worker was lost: ignore its worker's last events. */
   retired?: boolean;
+  /** The part of another query this worker runs or is reserved for. */
+  part: PartState | null;
+  /** Where results of the parts of this worker's query go (this side of its parts line). */
+  partsPort?: { readonly port: MessagePort; readonly signal: Int32Array };
 }
 
 /** The built worker script: beside the bundle (dist/bin), one folder over (dist/electron), or in dist/ from the sources. */
@@ -128,24 +150,28 @@ export class Executor {
   private spawn(): Slot {
     const cancel = new SharedArrayBuffer(8);
     const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel };
-    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false };
+    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false, part: null };
     this.attach(slot);
     return slot;
   }
 
-  /** A new synchronous line from a worker to the store (each worker gets its own). */
-  private storeLine(): StoreLine {
+  /** A new synchronous line from a worker to the store and the executor (each worker gets its own). */
+  private storeLine(slot: Slot): StoreLine {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
     const sig = new Int32Array(signal);
     channel.port1.on('message', (req: StoreRequest) => {
-      channel.port1.postMessage({ value: this.answer(req) });
+      const value = req.op === 'reserve' ? this.reserve(slot, req.max) : req.op === 'parts' ? this.dispatch(slot, req.parts) : this.answer(req);
+      channel.port1.postMessage({ value });
       Atomics.store(sig, 0, 1);
       Atomics.notify(sig, 0);
     });
     channel.port1.unref();
     return { port: channel.port2, signal };
   }
+
+  /** Parts of split queries started on other workers (tests check that a query did split). */
+  partsRun = 0;
 
   /** Answers that handed a worker buffers another worker had already opened or read. */
   storeHits = 0;
@@ -159,7 +185,7 @@ export class Executor {
    * The store's answer to a worker: a lookup, or the first copy put (workers allocate and read; this
    * thread only keeps references).
    */
-  private answer(req: StoreRequest): unknown {
+  private answer(req: Exclude<StoreRequest, { op: 'reserve' | 'parts' }>): unknown {
     const now = performance.now();
     const hit = this.store.get(req.key);
     const isColumn = req.op === 'column' || req.op === 'putColumn';
@@ -202,9 +228,13 @@ export class Executor {
   }
 
   private attach(slot: Slot): void {
-    // each worker (a replacement too) gets a store line of its own
-    const store = this.storeLine();
-    const worker = new Worker(this.script, { workerData: { ...slot.init, store }, transferList: [store.port] });
+    // each worker (a replacement too) gets a store line and a parts line of its own
+    const store = this.storeLine(slot);
+    const channel = new MessageChannel();
+    const parts: PartsLine = { port: channel.port2, signal: new SharedArrayBuffer(4) };
+    slot.partsPort = { port: channel.port1, signal: new Int32Array(parts.signal) };
+    channel.port1.unref();
+    const worker = new Worker(this.script, { workerData: { ...slot.init, store, parts }, transferList: [store.port, parts.port] });
     slot.worker = worker;
     let readyResolve!: () => void;
     let readyReject!: (e: unknown) => void;
@@ -223,6 +253,12 @@ export class Executor {
       const call = slot.calls.get(m.id);
       if (!call) return undefined;
       if (m.kind === 'progress') {
+        const part = slot.part;
+        if (part && part.call === call && part.parent.running && !part.parent.stopped) {
+          part.parent.partProgress[part.index] = { done: m.done, total: m.total };
+          part.parent.onProgress?.(this.progressOf(part.parent));
+          return undefined;
+        }
         const q = slot.query;
         if (q && q.call === call) {
           q.done = m.done;
@@ -261,6 +297,7 @@ export class Executor {
     for (const [id, s] of this.resultSlot) if (s === slot) this.resultSlot.delete(id);
     const q = slot.query;
     slot.query = null;
+    if (q) this.endParts(q);
     for (const c of calls) c.reject(new TickscopeError(q && c === q.call && q.stopped ? q.stopped : kind, q && c === q.call && q.stopped ? stoppedMessage(q.stopped) : `${why}; the query was not completed (its results are gone); run it again`));
     Atomics.store(slot.flags, 0, 0);
     Atomics.store(slot.flags, 1, 0);
@@ -290,22 +327,108 @@ export class Executor {
   }
 
   private progressOf(q: QueryState): Progress {
-    return { state: q.running ? 'running' : 'queued', done: q.done, total: q.total, unit: q.unit, elapsedMs: performance.now() - q.received };
+    let done = q.done;
+    let total = q.total;
+    for (const p of q.partProgress) {
+      done += p.done;
+      total += p.total;
+    }
+    return { state: q.running ? 'running' : 'queued', done, total, unit: q.unit, elapsedMs: performance.now() - q.received };
+  }
+
+  /**
+   * Reserves up to `max` idle workers for parts of the query `slot` runs (none while queries wait:
+   * they come first). Answered synchronously to the asking worker.
+   */
+  private reserve(slot: Slot, max: number): number {
+    const q = slot.query;
+    if (!q || q.stopped || this.closing || this.queue.length > 0 || q.helpers.length > 0) return 0;
+    const idle = this.slots.filter((s) => s !== slot && s.isReady && !s.retired && s.query === null && s.part === null && s.calls.size === 0);
+    q.helpers = idle.slice(0, Math.max(0, max));
+    for (const h of q.helpers) h.part = { parent: q, call: null, index: -1 };
+    return q.helpers.length;
+  }
+
+  /** Starts parts of the query `slot` runs on its reserved workers; frees those left over. */
+  private dispatch(slot: Slot, parts: readonly PartRequest[]): boolean {
+    const q = slot.query;
+    const helpers = q ? q.helpers : [];
+    for (const [i, h] of helpers.entries()) {
+      const part = parts[i];
+      if (!q || !part || h.part?.parent !== q || h.retired) {
+        if (h.part?.parent === q) h.part = null;
+        if (part && q) this.forward(slot, q, { callId: q.call.id, index: i, ok: false, error: { kind: 'internal', message: 'a worker running part of this query was lost; run it again' } });
+        continue;
+      }
+      q.partProgress[i] = { done: 0, total: 0 };
+      this.partsRun++;
+      const { call, promise } = this.post(h, 'part', [part.operation, part.args, part.shard]);
+      h.part = { parent: q, call, index: i };
+      promise.then(
+        (v) => this.forward(slot, q, { callId: q.call.id, index: i, ok: true, result: v as EncodedResult }),
+        (e: TickscopeError) => this.forward(slot, q, { callId: q.call.id, index: i, ok: false, error: { kind: e.kind, message: e.message } }),
+      ).finally(() => {
+        if (h.part?.call === call) h.part = null;
+        this.pump();
+      });
+    }
+    if (q) q.helpers = helpers.filter((h) => h.part?.parent === q);
+    this.pump();
+    return true;
+  }
+
+  /** Hands a part's result to the worker running its query (dropped once that query is over). */
+  private forward(slot: Slot, q: QueryState, r: PartResult): void {
+    const line = slot.partsPort;
+    if (slot.query !== q || slot.retired || !line) return;
+    line.port.postMessage(r, r.ok ? transferables(r.result) : []);
+    Atomics.add(line.signal, 0, 1);
+    Atomics.notify(line.signal, 0);
+  }
+
+  /** A query is over (answered, stopped or lost): its parts still running stop, reserved workers are freed. */
+  private endParts(q: QueryState): void {
+    for (const h of q.helpers) {
+      const part = h.part;
+      if (part?.parent !== q) continue;
+      if (part.call) {
+        Atomics.store(h.flags, 1, CANCELLED);
+        Atomics.store(h.flags, 0, part.call.id);
+      } else h.part = null;
+    }
+    q.helpers = [];
   }
 
   /** Runs an operation on a worker; the result stays there (by its resultId) for paging, charts and exports. */
   run(operation: string, args: unknown, opts: RunOptions = {}): Promise<RunResponse> {
     const req = requestInfo(operation);
-    const answer = (e: TickscopeError): RunResponse => ({ ok: false, header: errorEnvelope(req, e).header });
+    return this.submit<RunResponse>('run', operation, args, opts, (v, slot) => {
+      const r = v as RunResponse;
+      if (r.ok) this.resultSlot.set(r.resultId, slot);
+      return r;
+    }, (e) => ({ ok: false, header: errorEnvelope(req, e).header }));
+  }
+
+  /**
+   * Runs an operation on a worker and hands its whole result to this thread (its columns transferred,
+   * not copied): for a caller that renders or streams it itself (the gateway, the bench).
+   */
+  call(operation: string, args: unknown, opts: RunOptions = {}): Promise<CallResponse> {
+    const req = requestInfo(operation);
+    return this.submit<CallResponse>('call', operation, args, opts, (v) => ({ ok: true, result: decodeResult(v as EncodedResult) }), (e) => ({ ok: false, header: errorEnvelope(req, e).header }));
+  }
+
+  /** Queues a query (run or call) and answers with `done` of its value, or `failed` of its error. */
+  private submit<T>(method: 'run' | 'call', operation: string, args: unknown, opts: RunOptions, done: (v: unknown, slot: Slot) => T, failed: (e: TickscopeError) => T): Promise<T> {
     const queryId = opts.queryId ?? `q${this.nextId}`;
-    if (this.queries.has(queryId)) return Promise.resolve(answer(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
+    if (this.queries.has(queryId)) return Promise.resolve(failed(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
     if (this.queue.length >= this.settings.maxQueuedQueries && this.freeSlot() === undefined) {
-      return Promise.resolve(answer(new TickscopeError('busy', `busy: ${this.running()} queries running and ${this.queue.length} waiting (maxQueuedQueries ${this.settings.maxQueuedQueries}); retry shortly`)));
+      return Promise.resolve(failed(new TickscopeError('busy', `busy: ${this.running()} queries running and ${this.queue.length} waiting (maxQueuedQueries ${this.settings.maxQueuedQueries}); retry shortly`)));
     }
-    return new Promise<RunResponse>((resolve) => {
+    return new Promise<T>((resolve) => {
       // the caller's answer: the worker's, or at once when the query is stopped (it may still be finishing)
       let answered = false;
-      const reply = (r: RunResponse): void => {
+      const reply = (r: T): void => {
         if (answered) return;
         answered = true;
         this.queries.delete(queryId);
@@ -314,25 +437,34 @@ export class Executor {
       };
       const call: Call = {
         id: this.nextId++,
-        method: 'run',
+        method,
         params: [operation, args],
         resolve: (v) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
-          const r = v as RunResponse;
-          if (q.stopped) reply(answer(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
-          else {
-            if (r.ok && call.slot) this.resultSlot.set(r.resultId, call.slot);
-            reply(r);
-          }
+          if (q.stopped) reply(failed(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
+          else reply(done(v, call.slot!));
           this.release(q);
         },
         reject: (e) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
-          reply(answer(e));
+          reply(failed(e));
           this.release(q);
         },
       };
-      const q: QueryState = { call, queryId, operation, received: performance.now(), onProgress: opts.onProgress, done: 0, total: 0, unit: 'partitions', running: false, reply: (e) => reply(answer(e)) };
+      const q: QueryState = {
+        call,
+        queryId,
+        operation,
+        received: performance.now(),
+        onProgress: opts.onProgress,
+        done: 0,
+        total: 0,
+        unit: 'partitions',
+        running: false,
+        reply: (e) => reply(failed(e)),
+        helpers: [],
+        partProgress: [],
+      };
       this.queries.set(queryId, q);
       const timeout = opts.timeoutMs ?? this.settings.queryTimeoutMs;
       if (timeout > 0) q.timer = setTimeout(() => this.stop(q, 'timeout'), timeout);
@@ -349,7 +481,7 @@ export class Executor {
 
   private freeSlot(): Slot | undefined {
     if (this.running() >= this.settings.maxRunningQueries) return undefined;
-    const idle = this.slots.find((s) => s.query === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null);
+    const idle = this.slots.find((s) => s.query === null && s.part === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null && s.part === null);
     if (idle) return idle;
     // every worker is busy but one is stopping a cancelled query: the spare runs the next query now
     if (this.spare?.isReady && this.slots.length <= this.settings.workers && this.slots.some((s) => s.query?.stopped)) {
@@ -373,13 +505,14 @@ export class Executor {
       q.running = true;
       q.call.slot = slot;
       slot.calls.set(q.call.id, q.call);
-      slot.worker.postMessage({ kind: 'call', id: q.call.id, method: 'run', params: q.call.params } satisfies CallMessage);
+      slot.worker.postMessage({ kind: 'call', id: q.call.id, method: q.call.method, params: q.call.params } satisfies CallMessage);
       q.onProgress?.(this.progressOf(q));
     }
   }
 
   /** Frees the worker of a finished query and starts the next. */
   private release(q: QueryState): void {
+    this.endParts(q);
     const slot = q.call.slot;
     if (slot && slot.query === q) {
       slot.query = null;
@@ -409,6 +542,7 @@ export class Executor {
   private stop(q: QueryState, why: 'cancelled' | 'timeout'): void {
     if (q.stopped) return;
     q.stopped = why;
+    this.endParts(q);
     if (!q.running) {
       q.call.reject(new TickscopeError(why, stoppedMessage(why)));
       return;

@@ -1,6 +1,8 @@
 /** Messages between the executor (the serving thread) and its query workers. */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
+import type { PartRequest } from '../core/query-hooks.js';
+import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 
 /** A worker's synchronous line to the executor's shared column store. */
@@ -10,23 +12,42 @@ export interface StoreLine {
   readonly signal: SharedArrayBuffer;
 }
 
+/**
+ * A worker's line for the results of its query's parts: the executor posts each part's result on the
+ * port, then adds 1 to [0] of the Int32Array over `signal` and notifies (the worker waits on it).
+ */
+export interface PartsLine {
+  readonly port: MessagePort;
+  readonly signal: SharedArrayBuffer;
+}
+
+/** A part's result, forwarded to the worker running the query it belongs to. */
+export type PartResult =
+  | { readonly callId: number; readonly index: number; readonly ok: true; readonly result: EncodedResult }
+  | { readonly callId: number; readonly index: number; readonly ok: false; readonly error: { readonly kind: ErrorKindName; readonly message: string } };
+
 export type StoreRequest =
   | { readonly op: 'column'; readonly key: string }
   | { readonly op: 'putColumn'; readonly key: string; readonly width: number; readonly data: SharedArrayBuffer; readonly loaded: SharedArrayBuffer }
   | { readonly op: 'file'; readonly key: string }
-  | { readonly op: 'put'; readonly key: string; readonly bytes: Uint8Array };
+  | { readonly op: 'put'; readonly key: string; readonly bytes: Uint8Array }
+  /** Idle workers for the parts of the asking worker's running query (answer: how many were reserved). */
+  | { readonly op: 'reserve'; readonly max: number }
+  /** Starts parts on the reserved workers (answer: true); reserved workers left over are freed. */
+  | { readonly op: 'parts'; readonly parts: readonly PartRequest[] };
 
 /** What a worker is started with. */
 export interface WorkerInit {
   readonly dbs: readonly string[];
   readonly settings: ProcessSettings;
   readonly store?: StoreLine;
+  readonly parts?: PartsLine;
   /** Int32Array over it: [0] the id of the call to stop (0: none), [1] why (1 cancelled, 2 timeout). */
   readonly cancel: SharedArrayBuffer;
 }
 
-/** The AppService methods a worker runs. */
-export type WorkerMethod = 'run' | 'page' | 'chart' | 'table' | 'csv' | 'release' | 'crash';
+/** What a worker runs: the AppService methods, `call` (a result taken whole) and `part` (one part of a split query). */
+export type WorkerMethod = 'run' | 'call' | 'part' | 'page' | 'chart' | 'table' | 'csv' | 'release' | 'crash';
 
 export interface CallMessage {
   readonly kind: 'call';

@@ -21,8 +21,10 @@ export interface ProcessSettings {
   readonly maxResultRows: number;
   /** Bytes a result may hold (its columns). */
   readonly maxResultBytes: number;
-  /** The column cache's bound, per worker for now. */
+  /** The shared column cache's bound in bytes. */
   readonly cacheBytes: number;
+  /** Rows (estimated) from which a getTicks or getStats splits across idle workers. */
+  readonly splitMinRows: number;
 }
 
 interface SettingDef {
@@ -40,6 +42,7 @@ export const SETTINGS: Readonly<Record<keyof ProcessSettings, SettingDef>> = {
   maxResultRows: { doc: 'rows a result may hold; a query selecting more stops with ac 42', min: 1, fallback: () => 100_000_000 },
   maxResultBytes: { doc: 'bytes a result\u2019s columns may hold; past it the query stops with ac 42', min: 1, fallback: () => Math.floor(totalmem() / 2) },
   cacheBytes: { doc: 'the column cache\u2019s bound in bytes (TICKSCOPE_CACHE_MB gives it in MiB)', min: 0, fallback: () => 4096 * 1024 * 1024 },
+  splitMinRows: { doc: 'rows (estimated from the partitions the window touches) from which a getTicks or getStats splits across idle workers by identifier ranges', min: 1, fallback: () => 100_000 },
 };
 
 const NAMES = Object.keys(SETTINGS) as Array<keyof ProcessSettings>;
@@ -102,5 +105,6 @@ export function loadSettings(src: SettingsSources = {}): ProcessSettings {
     maxResultRows: values.maxResultRows ?? SETTINGS.maxResultRows.fallback(),
     maxResultBytes: values.maxResultBytes ?? SETTINGS.maxResultBytes.fallback(),
     cacheBytes: values.cacheBytes ?? SETTINGS.cacheBytes.fallback(),
+    splitMinRows: values.splitMinRows ?? SETTINGS.splitMinRows.fallback(),
   };
 }

@@ -6,31 +6,35 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
-import { withQueryHooks } from '../core/query-hooks.js';
+import { type Parallel, type PartRequest, type QueryHooks, type Shard, withQueryHooks } from '../core/query-hooks.js';
+import type { QueryResult } from '../ops/result.js';
+import { decodeResult, encodeResult } from '../parallel/transfer.js';
 import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
-import { type CallMessage, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
+import { type CallMessage, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const flags = new Int32Array(init.cancel);
 
+/** A synchronous request to the executor (it answers at once: a lookup, never a file read or a query). */
+const ask = (req: StoreRequest): unknown => {
+  const { port: line, signal } = init.store!;
+  const sig = new Int32Array(signal);
+  Atomics.store(sig, 0, 0);
+  line.postMessage(req);
+  for (;;) {
+    Atomics.wait(sig, 0, 0, 1000);
+    const got = receiveMessageOnPort(line);
+    if (got) return (got.message as { value: unknown }).value;
+  }
+};
+
 // Column files are shared with the other workers: asked of the executor synchronously (it only
 // looks them up or creates a buffer, never reads a file).
 if (init.store) {
-  const { port: line, signal } = init.store;
-  const sig = new Int32Array(signal);
-  const ask = (req: StoreRequest): unknown => {
-    Atomics.store(sig, 0, 0);
-    line.postMessage(req);
-    for (;;) {
-      Atomics.wait(sig, 0, 0, 1000);
-      const got = receiveMessageOnPort(line);
-      if (got) return (got.message as { value: unknown }).value;
-    }
-  };
   useSharedStore({
     // buffers are allocated here, not on the serving thread (a large one is zero-filled when made)
     column: (key, rows, width) =>
@@ -47,10 +51,65 @@ const service = new AppService(engine, 'browser', { maxResultBytes: init.setting
 
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
+/**
+ * The executor's other workers as call `id` sees them: idle ones are reserved and run parts of it;
+ * their results come back on the parts line, waited for here with the query's cancel checks.
+ */
+function parallelFor(id: number, checkpoint: () => void): Parallel | undefined {
+  const line = init.parts;
+  if (!line || !init.store || init.settings.workers < 2) return undefined;
+  const sig = new Int32Array(line.signal);
+  let expected = 0;
+  return {
+    minRows: init.settings.splitMinRows,
+    reserve: (max) => ask({ op: 'reserve', max }) as number,
+    dispatch: (parts: readonly PartRequest[]) => {
+      expected = parts.length;
+      ask({ op: 'parts', parts });
+    },
+    collect: (): QueryResult[] => {
+      const got: Array<QueryResult | undefined> = new Array(expected);
+      let missing = expected;
+      while (missing > 0) {
+        const seen = Atomics.load(sig, 0);
+        let m = receiveMessageOnPort(line.port);
+        while (m) {
+          const r = m.message as PartResult;
+          // results of an earlier query's parts (it stopped before collecting them) are dropped
+          if (r.callId === id) {
+            if (!r.ok) throw new TickscopeError(r.error.kind, r.error.message);
+            if (got[r.index] === undefined) missing--;
+            got[r.index] = decodeResult(r.result);
+          }
+          m = receiveMessageOnPort(line.port);
+        }
+        if (missing === 0) break;
+        checkpoint();
+        Atomics.wait(sig, 0, seen, 50);
+      }
+      return got as QueryResult[];
+    },
+  };
+}
+
+/** The answer of a call whose whole result goes to the caller (not held here), as transferable buffers. */
+function whole(r: QueryResult, id: number): Sent {
+  const { message, transfer } = encodeResult(r);
+  return new Sent({ kind: 'done', id, value: message }, transfer);
+}
+
+/** A call's answer carrying transferable buffers. */
+class Sent {
+  constructor(
+    readonly message: WorkerMessage,
+    readonly transfer: ArrayBuffer[],
+  ) {}
+}
+
 /** Runs one call with the cancel check and progress reports of call `id`. */
 function handle(m: CallMessage): void {
   let lastProgress = 0;
-  const hooks = {
+  const hooks: { -readonly [K in keyof QueryHooks]: QueryHooks[K] } = {
     maxRows: init.settings.maxResultRows,
     checkpoint: () => {
       if (Atomics.load(flags, 0) !== m.id) return;
@@ -63,12 +122,20 @@ function handle(m: CallMessage): void {
       post({ kind: 'progress', id: m.id, done, total, unit });
     },
   };
+  if (m.method === 'run' || m.method === 'call') {
+    const parallel = parallelFor(m.id, hooks.checkpoint);
+    if (parallel) hooks.parallel = parallel;
+  }
+  if (m.method === 'part') hooks.shard = m.params[2] as Shard;
   try {
     const value = withQueryHooks(hooks, () => {
       const [a, b, c] = m.params;
       switch (m.method) {
         case 'run':
           return service.run(a as string, b);
+        case 'call':
+        case 'part':
+          return whole(engine.call(a as string, b), m.id);
         case 'page':
           return service.page(a, b, c);
         case 'chart':
@@ -91,7 +158,8 @@ function handle(m: CallMessage): void {
     });
     // a cancel that lands after the last checkpoint still wins: the caller has moved on
     hooks.checkpoint();
-    if (value instanceof Uint8Array) post({ kind: 'done', id: m.id, value }, value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? [value.buffer as ArrayBuffer] : []);
+    if (value instanceof Sent) post(value.message, value.transfer);
+    else if (value instanceof Uint8Array) post({ kind: 'done', id: m.id, value }, value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? [value.buffer as ArrayBuffer] : []);
     else post({ kind: 'done', id: m.id, value });
   } catch (e) {
     const err = asTickscopeError(e);

@@ -6,6 +6,7 @@
  */
 import { queryArena } from '../core/arena.js';
 import { type Column, gather, type SymbolColumn } from '../core/column.js';
+import { currentShard } from '../core/query-hooks.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
@@ -189,12 +190,13 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
     result = filled.select(result.names);
   }
   if (spec.finish) result = spec.finish(result, { t, groupCols, window });
-  const sortCols = args.get('sortCols', 'sortCols');
+  // one part of a split query leaves sorting and rounding to the merged result
+  const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
   if (sortCols) result = sortTable(result, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');
   if (decPlaces !== undefined) {
     if (decPlaces < 0 || decPlaces > 15) throw argError('badValue', 'decPlaces', decPlaces, 'is out of range', 'an integer from 0 to 15');
-    result = roundFloats(result, decPlaces);
+    if (!currentShard()) result = roundFloats(result, decPlaces);
   }
   return {
     table: result,

@@ -4,6 +4,7 @@
  * orderbook snapshots, fill, reference joins, sort, rounding.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
+import { currentShard } from '../core/query-hooks.js';
 import { argError } from '../core/errors.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
@@ -80,9 +81,10 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
     names.push(...table.names.filter((n) => !before.has(n)));
   }
   table = table.select(names);
-  const sortCols = args.get('sortCols', 'sortCols');
+  // one part of a split query leaves sorting and rounding to the merged result
+  const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
   if (sortCols) table = sortTable(table, sortCols);
-  if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
+  if (decPlaces !== undefined && !currentShard()) table = roundFloats(table, decPlaces);
   return {
     table,
     outputTZ,

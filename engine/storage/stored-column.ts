@@ -77,6 +77,14 @@ const BLOCK = 1 << BLOCK_BITS;
  * it is first needed: the rows of one identifier use a narrow range of codes, so a narrow query reads
  * a few blocks of a 2M-entry dictionary. Strings are decoded when asked, each once.
  */
+/** What FileDict.snapshot gives: where the dictionary's files are and the blocks read so far. */
+export interface FileDictSnapshot {
+  readonly offsetsPath: string;
+  readonly dataPath: string;
+  readonly length: number;
+  readonly blocks: ReadonlyArray<{ readonly index: number; readonly offsets: Int32Array; readonly text: Uint8Array }>;
+}
+
 export class FileDict implements Dict {
   readonly sorted = false;
   readonly length: number;
@@ -87,9 +95,31 @@ export class FileDict implements Dict {
   constructor(
     private readonly offsetsPath: string,
     private readonly dataPath: string,
+    length?: number,
   ) {
-    this.length = fileBytes(offsetsPath) / 4 - 1;
+    this.length = length ?? fileBytes(offsetsPath) / 4 - 1;
     this.blocks = new Array<undefined>(Math.ceil(this.length / BLOCK)).fill(undefined);
+  }
+
+  /**
+   * The blocks in memory (shared buffers, never changed once read: passed by reference) and where the
+   * others are, for another thread to rebuild the dictionary from (a result's dictionary moving
+   * between threads).
+   */
+  snapshot(): FileDictSnapshot {
+    const blocks: FileDictSnapshot['blocks'][number][] = [];
+    for (const [index, b] of this.blocks.entries()) if (b) blocks.push({ index, offsets: b.offsets, text: b.text });
+    return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks };
+  }
+
+  /** A dictionary from a snapshot: its blocks shared, the others read from the files when asked. */
+  static restore(s: FileDictSnapshot): FileDict {
+    const d = new FileDict(s.offsetsPath, s.dataPath, s.length);
+    for (const b of s.blocks) {
+      d.blocks[b.index] = { offsets: b.offsets, text: Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength) };
+      d.held += b.offsets.byteLength + b.text.byteLength;
+    }
+    return d;
   }
 
   get bytes(): number {
@@ -132,14 +162,15 @@ export class FileDict implements Dict {
     if (b) return b;
     const first = i * BLOCK;
     const count = Math.min(BLOCK, this.length - first);
-    const offsets = new Int32Array(count + 1);
+    // shared buffers: a result's dictionary moves to another thread by reference (snapshot)
+    const offsets = new Int32Array(new SharedArrayBuffer((count + 1) * 4));
     const fd = openFile(this.offsetsPath);
     try {
       readAt(fd, new Uint8Array(offsets.buffer), first * 4, this.offsetsPath);
     } finally {
       closeSync(fd);
     }
-    const text = Buffer.allocUnsafeSlow(offsets[count]! - offsets[0]!);
+    const text = Buffer.from(new SharedArrayBuffer(Math.max(1, offsets[count]! - offsets[0]!)), 0, offsets[count]! - offsets[0]!);
     const dfd = openFile(this.dataPath);
     try {
       readAt(dfd, text, offsets[0]!, this.dataPath);

@@ -5,6 +5,7 @@
  */
 import { scratchInt32 } from '../../core/arena.js';
 import { TickscopeError } from '../../core/errors.js';
+import { currentShard, inShard } from '../../core/query-hooks.js';
 import type { DecodedArgs } from '../../registry/decode.js';
 import type { Database } from '../../storage/database.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
@@ -42,7 +43,10 @@ export function queryBase(db: Database, args: DecodedArgs): QueryBase {
   const window = windowArg(args, inputTZ);
   const idCol = args.get('idCol', 'symbol') ?? t.idColumn;
   checkColumn(t, 'idCol', idCol);
-  const idList = mappedIds(db, args);
+  // one part of a split query reads (and racks) only the identifiers of its shard
+  const shard = currentShard();
+  const givenIds = mappedIds(db, args);
+  const idList = shard && givenIds ? givenIds.filter((id) => inShard(shard, id)) : givenIds;
   const timeColumn = timeColumnArg(t, args);
   const slice = sliceArg(args);
   const refs = (args.get('ref', 'symbols') ?? []).map((name) => refTable(db, t, name, 'ref'));
@@ -69,6 +73,8 @@ export function queryBase(db: Database, args: DecodedArgs): QueryBase {
     timeColumn: timeColumn ?? '',
     ...(slice ? { slice } : {}),
     ...(useRanges ? { ids: idList } : {}),
+    ...(shard && (shard.lo !== null || shard.hi !== null) ? { idRange: shard } : {}),
+    ...(shard?.from !== undefined && shard.to !== undefined ? { timeRange: [shard.from, shard.to] as const } : {}),
     ...(predicate ? { predicate } : {}),
     buffer: db.config.timeColBuffer,
     alloc: scratchInt32,

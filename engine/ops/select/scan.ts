@@ -5,6 +5,7 @@
  */
 import { queryArena } from '../../core/arena.js';
 import { type Column, int32Pairs } from '../../core/column.js';
+import { inShard, type Shard } from '../../core/query-hooks.js';
 import type { Predicate } from '../filter/compile.js';
 
 /** What a scan reads: a stored partition, or a view of one (corrected by CanCor). */
@@ -32,6 +33,8 @@ export interface ScanPlan {
   readonly ranges: ReadonlyArray<readonly [bigint, bigint]>;
   /** Identifiers to read (on the table's identifier column), or undefined for all. */
   readonly ids?: readonly string[];
+  /** Only identifiers in this range (one part of a split query). */
+  readonly idRange?: Shard;
   readonly predicate?: Predicate;
   /** 'storage' leaves rows in identifier-then-time order (enough when only each identifier's order matters). */
   readonly order?: 'time' | 'storage';
@@ -57,16 +60,16 @@ function lowerBound(pairs: Int32Array, a: number, b: number, th: number, tl: num
 }
 
 /** Row ranges of a partition to read, in ascending row order (so in identifier order). */
-function runRanges(p: RowSource, ids: readonly string[] | undefined): Array<[number, number]> {
-  if (p.idRanges.size === 0) return ids ? [] : [[0, p.rows]];
+function runRanges(p: RowSource, ids: readonly string[] | undefined, within: Shard | undefined): Array<[number, number]> {
+  if (p.idRanges.size === 0) return ids || within ? [] : [[0, p.rows]];
   const ranges: Array<[number, number]> = [];
   if (ids) {
     for (const id of new Set(ids)) {
       const r = p.idRanges.get(id);
-      if (r) ranges.push([r[0], r[1]]);
+      if (r && (!within || inShard(within, id))) ranges.push([r[0], r[1]]);
     }
   } else {
-    for (const r of p.idRanges.values()) ranges.push([r[0], r[1]]);
+    for (const [id, r] of p.idRanges) if (!within || inShard(within, id)) ranges.push([r[0], r[1]]);
   }
   return ranges.sort((x, y) => x[0] - y[0]);
 }
@@ -90,7 +93,7 @@ function lowerBoundIn(order: Int32Array, pairs: Int32Array, a: number, b: number
  * source to read their columns from (narrowed to the rows read, so a narrow query reads little).
  */
 export function scanPartition(p: RowSource, plan: ScanPlan): Scanned {
-  const runs = runRanges(p, plan.ids);
+  const runs = runRanges(p, plan.ids, plan.idRange);
   let runRows = 0;
   for (const [a, b] of runs) runRows += b - a;
   const wantTime = plan.order !== 'storage' && runs.length > 1;

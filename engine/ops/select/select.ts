@@ -6,7 +6,7 @@
  */
 import { int32Pairs } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import { checkpoint, maxResultRows, reportProgress } from '../../core/query-hooks.js';
+import { checkpoint, maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';
@@ -26,6 +26,10 @@ export interface SelectSpec {
   readonly slice?: readonly [number, number];
   /** Identifiers on the table's identifier column (read by binary search). */
   readonly ids?: readonly string[];
+  /** Only identifiers in this range (one part of a split query). */
+  readonly idRange?: Shard;
+  /** Only rows in this time range of the partition column (one part of a query split by time). */
+  readonly timeRange?: readonly [bigint, bigint];
   readonly predicate?: Predicate;
   readonly canCor?: CanCor;
   /** Partitions scanned either side of the window when timeColumn is not the partition column. */
@@ -106,9 +110,15 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     first: keys.length ? partitionStartNs(keys[0]!) - NS_PER_DAY : NEG_INF_TS,
     last: keys.length ? partitionStartNs(keys[keys.length - 1]!) + 2n * NS_PER_DAY : POS_INF_TS,
   };
-  const ranges: ReadonlyArray<readonly [bigint, bigint]> = spec.slice
+  let ranges: ReadonlyArray<readonly [bigint, bigint]> = spec.slice
     ? sliceRanges(spec.window, spec.slice, spec.inputTZ, bounds)
     : [[spec.window.start, spec.window.end]];
+  const part = spec.timeRange;
+  if (part) {
+    ranges = ranges
+      .map(([s, e]) => [s > part[0] ? s : part[0], e < part[1] ? e : part[1]] as const)
+      .filter(([s, e]) => s < e);
+  }
   if (ranges.length === 0) return { parts: [], ordered: true, ranges };
   const onPartitionColumn = spec.timeColumn === t.timeColumn;
   const pad = onPartitionColumn ? 0n : spec.buffer;
@@ -132,6 +142,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       timeColumn: t.timeColumn,
       ranges: onPartitionColumn ? ranges : [ALL],
       ...(spec.ids ? { ids: spec.ids } : {}),
+      ...(spec.idRange ? { idRange: spec.idRange } : {}),
       ...(predicate ? { predicate } : {}),
       ...(spec.order ? { order: spec.order } : {}),
       ...(spec.alloc ? { alloc: spec.alloc } : {}),

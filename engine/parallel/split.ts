@@ -1,0 +1,258 @@
+/**
+ * One query split across the executor's workers, each part computed exactly as the whole query would
+ * compute those rows, the parts' results merged into the whole query's result, row for row:
+ *
+ * - getTicks splits by time ranges of about equal rows (cut at the times of evenly spaced rows of the
+ *   partitions' stored time order; rows at a cut go to the later part). Its rows are in time order, so
+ *   the parts' results follow one another; a forward fill runs again over the merged result so a
+ *   part's first rows take the values before it. It runs whole with timeCol, linear fills, orderbook
+ *   modes, a forward fill with ref or without the identifier column, or an idList whose identifiers
+ *   hold under half of the partitions' rows (it reads their runs alone; cutting by time would read
+ *   every row's time).
+ * - getStats splits by identifier ranges: fill, racking and moving windows work per identifier, and
+ *   it groups first by the identifier, so the parts' groups are disjoint. They are merged by bucket
+ *   time, ties going to the part of the lower identifiers (the whole query's order: bucket, then
+ *   group). It runs whole when grouped first by another column.
+ *
+ * Both: sortCols and decPlaces apply to the merged result, in that order, as they do to a whole one.
+ * Queries with another idCol or applyCanCor, over one identifier, or of fewer rows than the
+ * splitMinRows setting (estimated from the partitions' layout) run whole.
+ */
+import { type Int64Column, compareStrings, int32Pairs } from '../core/column.js';
+import { TickscopeError } from '../core/errors.js';
+import { asShard, maxResultRows, parallelism, type Shard } from '../core/query-hooks.js';
+import { Table } from '../core/table.js';
+import { NEG_INF_TS, partitionKey, POS_INF_TS } from '../core/time.js';
+import type { QueryResult } from '../ops/result.js';
+import { queryBase } from '../ops/select/query.js';
+import { roundFloats } from '../ops/round.js';
+import { sortTable } from '../ops/sort.js';
+import { fillTable } from '../ops/ticks/fill.js';
+import type { DecodedArgs } from '../registry/decode.js';
+import type { Database } from '../storage/database.js';
+import { columnOf } from '../storage/schema.js';
+
+/** Most parts of one query. */
+const MAX_PARTS = 8;
+
+type SplitPlan =
+  | {
+      readonly by: 'identifier';
+      /** Rows per identifier in the partitions the window touches, in identifier order. */
+      readonly weights: ReadonlyArray<readonly [string, number]>;
+      readonly rows: number;
+      /** The column the parts' results are merged by (null: they follow one another). */
+      readonly key: string | null;
+    }
+  | {
+      readonly by: 'time';
+      /** The window's rows as time-ordered runs, one per partition, to cut into parts of equal rows. */
+      readonly runs: ReadonlyArray<{ readonly order: Int32Array; readonly time: Int32Array; readonly from: number; readonly to: number }>;
+      readonly rows: number;
+      readonly window: { readonly start: bigint; readonly end: bigint };
+      /** Forward fill runs again over the merged result (a part's first rows take the values before it). */
+      readonly refill: boolean;
+      readonly idColumn: string;
+    };
+
+/** First position in [a, b) of `order` whose row's time (hi/lo words) is >= the instant. */
+function firstAtOrAfter(order: Int32Array, w: Int32Array, a: number, b: number, t: bigint): number {
+  const th = Number(BigInt.asIntN(32, t >> 32n));
+  const tl = Number(BigInt.asUintN(32, t));
+  let lo = a;
+  let hi = b;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = order[mid]!;
+    const h = w[2 * r + 1]!;
+    if (h < th || (h === th && w[2 * r]! >>> 0 < tl)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** How a query splits, or null when it runs whole. */
+function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | null {
+  if (op !== 'getTicks' && op !== 'getStats') return null;
+  let base: ReturnType<typeof queryBase>;
+  try {
+    base = queryBase(db, args);
+  } catch {
+    return null; // the query itself reports its arguments' errors
+  }
+  const { t, window, idList, timeColumn, orderbook, refs } = base;
+  if (t.kind !== 'partitioned' || !t.timeColumn || columnOf(t, t.idColumn)?.type !== 'symbol') return null;
+  if ((args.get('idCol', 'symbol') ?? t.idColumn) !== t.idColumn || args.get('applyCanCor', 'boolean')) return null;
+  // whole partitions the window touches (with timeCol's buffer)
+  const pad = timeColumn && timeColumn !== t.timeColumn ? db.config.timeColBuffer : 0n;
+  const lo = window.start <= NEG_INF_TS + pad ? '' : partitionKey(window.start - pad);
+  const hi = window.end >= POS_INF_TS - pad ? '\uffff' : partitionKey(window.end - 1n + pad);
+  const keys = db.partitionKeys(t.name).filter((k) => k >= lo && k <= hi);
+  if (op === 'getTicks') {
+    // by time ranges: the parts' rows follow one another, so merging them is appending
+    const fill = args.get('fill', 'symbol');
+    const columns = args.get('columns', 'symbols');
+    if (orderbook || (timeColumn && timeColumn !== t.timeColumn)) return null;
+    if (fill !== undefined && fill !== 'null' && fill !== 'zero' && fill !== 'forward') return null;
+    const refill = fill === 'forward';
+    if (refill && (refs.length > 0 || (columns && !columns.includes(t.idColumn)))) return null;
+    // cut points come from the partitions' stored time order, which a query reads when it reads most
+    // of a partition; a narrow idList reads its identifiers' runs alone and runs whole
+    if (idList) {
+      const wanted = new Set(idList);
+      let listed = 0;
+      let all = 0;
+      for (const k of keys) {
+        for (const [id, [a, b]] of db.partition(t.name, k)?.idRanges ?? []) {
+          all += b - a;
+          if (wanted.has(id)) listed += b - a;
+        }
+      }
+      if (listed * 2 < all) return null;
+    }
+    const runs: Array<{ order: Int32Array; time: Int32Array; from: number; to: number }> = [];
+    let rows = 0;
+    for (const k of keys) {
+      const p = db.partition(t.name, k);
+      const order = p?.timeOrder();
+      if (!p || !order) return null;
+      const c = p.column(t.timeColumn);
+      if (c.type !== 'timestamp') return null;
+      const time = int32Pairs(c.data);
+      const from = window.start <= NEG_INF_TS ? 0 : firstAtOrAfter(order, time, 0, order.length, window.start);
+      const to = window.end >= POS_INF_TS ? order.length : firstAtOrAfter(order, time, from, order.length, window.end);
+      if (to > from) runs.push({ order, time, from, to });
+      rows += to - from;
+    }
+    return { by: 'time', runs, rows, window, refill, idColumn: t.idColumn };
+  }
+  const groupBy = args.get('groupBy', 'symbols') ?? [t.idColumn];
+  if (groupBy[0] !== t.idColumn) return null;
+  // rows per identifier in the partitions (whole days: an estimate, for balance only)
+  const wanted = idList ? new Set(idList) : undefined;
+  const rows = new Map<string, number>();
+  for (const k of keys) {
+    const p = db.partition(t.name, k);
+    if (!p) continue;
+    for (const [id, [a, b]] of p.idRanges) if (!wanted || wanted.has(id)) rows.set(id, (rows.get(id) ?? 0) + b - a);
+  }
+  const weights = [...rows].sort((x, y) => compareStrings(x[0], y[0]));
+  return { by: 'identifier', weights, rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit', 'symbol') ? t.timeColumn : null };
+}
+
+/** Time ranges of about equal rows covering the window: cut at the times of evenly spaced rows. */
+function timeShards(plan: Extract<SplitPlan, { by: 'time' }>, parts: number): Shard[] {
+  const cuts: bigint[] = [];
+  let before = 0;
+  let k = 1;
+  for (const run of plan.runs) {
+    const n = run.to - run.from;
+    while (k < parts && (plan.rows * k) / parts < before + n) {
+      const r = run.order[run.from + Math.floor((plan.rows * k) / parts - before)]!;
+      const cut = (BigInt(run.time[2 * r + 1]!) << 32n) | BigInt(run.time[2 * r]! >>> 0);
+      if (cut > plan.window.start && cut < plan.window.end && (cuts.length === 0 || cut > cuts[cuts.length - 1]!)) cuts.push(cut);
+      k++;
+    }
+    before += n;
+  }
+  const bounds = [plan.window.start, ...cuts, plan.window.end];
+  return cuts.length === 0 ? [] : bounds.slice(1).map((to, i) => ({ lo: null, hi: null, from: bounds[i]!, to }));
+}
+
+/** Contiguous identifier ranges of about equal rows; the first starts and the last ends open. */
+export function shardsOf(weights: ReadonlyArray<readonly [string, number]>, parts: number): Shard[] {
+  const total = weights.reduce((s, w) => s + w[1], 0);
+  const cuts: string[] = [];
+  let acc = 0;
+  for (let i = 0; i < weights.length - 1 && cuts.length < parts - 1; i++) {
+    acc += weights[i]![1];
+    if (acc >= (total * (cuts.length + 1)) / parts) cuts.push(weights[i + 1]![0]);
+  }
+  return [...cuts, null].map((hi, i) => ({ lo: i === 0 ? null : cuts[i - 1]!, hi }));
+}
+
+/**
+ * Runs `impl`, split across the executor's idle workers when the query allows it and is large enough
+ * (see the file's comment); otherwise whole, here.
+ */
+export function runSplittable(db: Database, op: string, rawArgs: unknown, args: DecodedArgs, impl: (db: Database, args: DecodedArgs) => QueryResult): QueryResult {
+  const par = parallelism();
+  const plan = par ? splitPlan(db, op, args) : null;
+  if (!par || !plan || plan.rows < par.minRows || (plan.by === 'identifier' && plan.weights.length < 2)) return impl(db, args);
+  const helpers = par.reserve(plan.by === 'identifier' ? Math.min(MAX_PARTS, plan.weights.length) - 1 : MAX_PARTS - 1);
+  if (helpers === 0) return impl(db, args);
+  const shards = plan.by === 'identifier' ? shardsOf(plan.weights, helpers + 1) : timeShards(plan, helpers + 1);
+  par.dispatch(shards.slice(1).map((shard) => ({ operation: op, args: rawArgs, shard })));
+  if (shards.length < 2) return impl(db, args);
+  const own = asShard(shards[0]!, () => impl(db, args));
+  const results = [own, ...par.collect()];
+  let table = mergeTables(
+    results.map((r) => r.table),
+    plan.by === 'identifier' ? plan.key : null,
+  );
+  const limit = maxResultRows();
+  if (table.length > limit) {
+    throw new TickscopeError('resultTooLarge', `the result has ${table.length.toLocaleString('en-US')} rows, more than maxResultRows (${limit.toLocaleString('en-US')}). Narrow the window, idList or filter, or raise maxResultRows`);
+  }
+  if (plan.by === 'time' && plan.refill) table = fillTable(table, 'forward', plan.idColumn, null, new Set(), { owned: true });
+  const sortCols = args.get('sortCols', 'sortCols');
+  if (sortCols) table = sortTable(table, sortCols);
+  const decPlaces = args.get('decPlaces', 'integer');
+  if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
+  return { ...own, table };
+}
+
+/**
+ * The parts' tables as one: one after another, then (with a key) put in key order, ties to the
+ * earlier part. Each part is already in key order. The merged columns are views until read.
+ */
+export function mergeTables(tables: readonly Table[], key: string | null): Table {
+  const parts = tables.filter((t) => t.length > 0);
+  if (parts.length <= 1) return parts[0] ?? tables[0]!;
+  const defs = parts[0]!.defs;
+  for (const p of parts) {
+    const d = p.defs;
+    if (d.length !== defs.length || d.some((x, i) => x.name !== defs[i]!.name || x.type !== defs[i]!.type)) {
+      throw new TickscopeError('internal', `the parts of a split query disagree on their columns: ${defs.map((x) => `${x.name}:${x.type}`).join(',')} vs ${d.map((x) => `${x.name}:${x.type}`).join(',')}`);
+    }
+  }
+  const all = Table.concat(defs, parts);
+  if (!key) return all;
+  const order = mergeOrder(int32Pairs((all.col(key) as Int64Column).data), parts.map((p) => p.length));
+  return order ? Table.view(all.names, all.columns, order) : all;
+}
+
+/**
+ * Row positions of runs laid one after another (lengths `sizes`), each ascending by the int64 key
+ * (hi/lo words), merged into ascending key order with ties to the earlier run; null when the runs
+ * already follow one another in order.
+ */
+function mergeOrder(w: Int32Array, sizes: readonly number[]): Int32Array | null {
+  const k = sizes.length;
+  const pos = new Int32Array(k);
+  const end = new Int32Array(k);
+  let n = 0;
+  for (let r = 0; r < k; r++) {
+    pos[r] = n;
+    n += sizes[r]!;
+    end[r] = n;
+  }
+  const less = (a: number, b: number): boolean => {
+    const ha = w[2 * a + 1]!;
+    const hb = w[2 * b + 1]!;
+    return ha < hb || (ha === hb && w[2 * a]! >>> 0 < w[2 * b]! >>> 0);
+  };
+  let sorted = true;
+  for (let r = 1; r < k && sorted; r++) sorted = !less(pos[r]!, end[r - 1]! - 1);
+  if (sorted) return null;
+  const out = new Int32Array(n);
+  for (let o = 0; o < n; o++) {
+    let best = -1;
+    for (let r = 0; r < k; r++) {
+      if (pos[r]! < end[r]! && (best < 0 || less(pos[r]!, pos[best]!))) best = r;
+    }
+    out[o] = pos[best]!;
+    pos[best] = pos[best]! + 1;
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+/**
+ * One query split across the executor's workers (parallel/split.ts): the merged result is the one the
+ * whole query gives in this thread, value for value and in the same order, for every query shape that
+ * splits (getTicks by time: fills, filters, idList, slices, refs, sortCols, decPlaces; getStats by
+ * identifier: buckets, moving windows, racking with holidays) and for those that run whole; parts are cancelled with their query, and the result limit
+ * applies to the merged result.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDemo } from '../../engine/demo/generate.js';
+import { Engine } from '../../engine/engine.js';
+import { type CallResponse, Executor } from '../../engine/executor/executor.js';
+import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
+import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import type { QueryResult } from '../../engine/ops/result.js';
+import { shardsOf } from '../../engine/parallel/split.js';
+import { AppService } from '../../engine/service/app-service.js';
+import { tempDir } from '../helpers/db.js';
+
+let db = '';
+let engine: Engine;
+const started: Executor[] = [];
+async function executor(over: Partial<ProcessSettings> = {}): Promise<Executor> {
+  const ex = await Executor.start([db], { ...loadSettings({ env: {} }), workers: 2, maxRunningQueries: 2, splitMinRows: 1000, ...over });
+  started.push(ex);
+  return ex;
+}
+
+beforeAll(() => {
+  db = join(tempDir(), 'demo');
+  generateDemo(db, { seed: 5, days: 3, instruments: 9, tradesPerDay: 40000 });
+  engine = Engine.open([db]);
+});
+afterAll(async () => {
+  for (const ex of started) await ex.close();
+});
+
+const json = (r: QueryResult): string => {
+  let s = '';
+  writePayloadJson(r, (c) => (s += c));
+  return s;
+};
+/** '' when equal, else the first differing row of each (results are too long to print whole). */
+function firstDifference(a: string, b: string): string {
+  if (a === b) return '';
+  const x = JSON.parse(a) as unknown[];
+  const y = JSON.parse(b) as unknown[];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if (JSON.stringify(x[i]) !== JSON.stringify(y[i])) return `rows ${x.length} vs ${y.length}; row ${i}: ${JSON.stringify(x[i])} vs ${JSON.stringify(y[i])}`;
+  }
+  return 'same rows, different text';
+}
+const result = (r: CallResponse): QueryResult => {
+  if (!r.ok) throw new Error(`expected success, got ac ${r.header.ac}: ${r.header.ai}`);
+  return r.result;
+};
+
+const WINDOW = { startTS: '2024.01.01', endTS: '2030.01.01' };
+const firstDay = (): { startTS: string; endTS: string } => {
+  const t = engine.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['eventTimestamp'] }).table;
+  const first = (t.col('eventTimestamp') as { data: BigInt64Array }).data[0]!;
+  const day = new Date(Number(first / 1_000_000n)).toISOString().slice(0, 10).replace(/-/g, '.');
+  const next = new Date(Number(first / 1_000_000n) + 86_400_000).toISOString().slice(0, 10).replace(/-/g, '.');
+  return { startTS: `${day}D13:00:00`, endTS: `${next}D00:00:00` };
+};
+
+describe('a query split across workers', () => {
+  it('cuts identifiers into contiguous ranges of about equal rows, open at both ends', () => {
+    const shards = shardsOf(
+      [
+        ['A', 10],
+        ['B', 10],
+        ['C', 30],
+        ['D', 10],
+        ['E', 40],
+      ],
+      2,
+    );
+    expect(shards).toEqual([
+      { lo: null, hi: 'D' },
+      { lo: 'D', hi: null },
+    ]);
+    expect(shardsOf([['A', 5]], 3)).toEqual([{ lo: null, hi: null }]);
+  });
+
+  it('gives the whole query\'s result, value for value and in order, for every shape that splits', async () => {
+    const ex = await executor();
+    const day = firstDay();
+    const ids = engine.call('getTicks', { table: 'Instrument' }).table;
+    const someIds = Array.from({ length: 5 }, (_, i) => (ids.col('instrumentID') as { dict: { get(k: number): string }; codes: Int32Array }).dict.get((ids.col('instrumentID') as { codes: Int32Array }).codes[i * 2]!));
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['getTicks', { table: 'Trade', ...WINDOW }],
+      ['getTicks', { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'], fill: 'forward' }],
+      ['getTicks', { table: 'Trade', ...WINDOW, idList: [...someIds, 'NOT-THERE'], filter: [['>=', 'volume', 100]], sortCols: [['desc', 'price']], decPlaces: 1 }],
+      ['getTicks', { table: 'Quote', ...day, fill: 'forward' }],
+      ['getTicks', { table: 'Trade', ...day, fill: 'zero', columns: ['price', 'volume'], decPlaces: 0 }],
+      ['getTicks', { table: 'Trade', ...day, temporality: 'slice', slice: ['14:30', '15:00'], ref: ['Instrument'] }],
+      ['getStats', { table: 'Trade', ...day, granularity: 1, granularityUnit: 'minute', agg: { o: ['first', 'price'], h: ['max', 'price'], l: ['min', 'price'], c: ['last', 'price'], v: ['sum', 'volume'] } }],
+      ['getStats', { table: 'Trade', ...WINDOW, analytics: ['vwap', 'twap', 'tradeCount'] }],
+      ['getStats', { table: 'Trade', ...day, granularity: 1, granularityUnit: 'minute', movingWindowSize: 30, agg: { v: ['sum', 'volume'], p: ['avg', 'price'] } }],
+      ['getStats', { table: 'Trade', ...day, idList: [...someIds, 'NOT-THERE'], granularity: 10, granularityUnit: 'minute', fill: 'forward', agg: { c: ['last', 'price'] }, sortCols: [['desc', 'c']] }],
+      ['getStats', { table: 'Trade', ...WINDOW, granularity: 1, granularityUnit: 'day', fill: 'forward', applyHolidayCalendar: true, agg: { c: ['last', 'price'], n: ['count', 'price'] } }],
+      ['getStats', { table: 'Trade', ...WINDOW, groupBy: ['instrumentID', 'tradedExchange'], agg: { n: ['count', 'price'], d: ['count', ['distinct', 'conditions']] }, decPlaces: 2 }],
+    ];
+    for (const [op, args] of cases) {
+      const before = ex.partsRun;
+      const whole = json(engine.call(op, args));
+      const split = json(result(await ex.call(op, args)));
+      expect(split.length, `${op} ${JSON.stringify(args)}`).toBeGreaterThan(10);
+      expect(firstDifference(split, whole), `${op} ${JSON.stringify(args)}`).toBe('');
+      expect(ex.partsRun, `${op} ${JSON.stringify(args)} did not split`).toBeGreaterThan(before);
+    }
+  });
+
+  it('runs whole what does not split, with the same result', async () => {
+    const ex = await executor();
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['getStats', { table: 'Trade', ...WINDOW, groupBy: ['tradedExchange'], agg: { n: ['count', 'price'], v: ['sum', 'volume'] } }],
+      ['getStats', { table: 'Trade', ...WINDOW, idList: ['AAPL'], granularity: 1, granularityUnit: 'hour', agg: { v: ['sum', 'volume'] } }],
+      ['getTicks', { table: 'Trade', ...WINDOW, applyCanCor: true, columns: ['instrumentID', 'price'] }],
+      ['getTicks', { table: 'Trade', ...WINDOW, timeCol: 'exchTime', columns: ['exchTime', 'instrumentID', 'price'] }],
+      ['getTicks', { table: 'Quote', ...WINDOW, fill: 'linear' }],
+      ['getTicks', { table: 'Trade', ...WINDOW, fill: 'forward', columns: ['price', 'conditions'] }],
+    ];
+    for (const [op, args] of cases) {
+      const before = ex.partsRun;
+      expect(firstDifference(json(result(await ex.call(op, args))), json(engine.call(op, args)))).toBe('');
+      expect(ex.partsRun).toBe(before);
+    }
+  });
+
+  it('holds a split result for paging like any other', async () => {
+    const ex = await executor();
+    const args = { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume'] };
+    const r = await ex.run('getTicks', args);
+    if (!r.ok) throw new Error(r.header.ai);
+    const local = new AppService(Engine.open([db]), 'browser');
+    const l = local.run('getTicks', args);
+    if (!l.ok) throw new Error(l.header.ai);
+    expect(r.rows).toBe(l.rows);
+    expect(await ex.page(r.resultId, 50_000, 40)).toEqual(local.page(l.resultId, 50_000, 40));
+  });
+
+  it('applies maxResultRows to the merged result, naming the limit', async () => {
+    const ex = await executor({ maxResultRows: 100_000 });
+    const r = await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['price'] });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.header.ac).toBe(42);
+    expect(!r.ok && r.header.ai).toMatch(/maxResultRows \(100,000\)/);
+  });
+
+  it('stops its parts when cancelled, and the workers then run the next queries', async () => {
+    const ex = await executor();
+    const slow = { table: 'Trade', ...WINDOW, granularity: 1, granularityUnit: 'second', agg: { m: ['med', 'price'], d: ['sdev', 'price'] } };
+    const before = ex.partsRun;
+    const run = ex.call('getStats', slow, {
+      queryId: 'split-slow',
+      onProgress: (p) => {
+        if (p.state === 'running' && ex.partsRun > before) ex.cancel('split-slow');
+      },
+    });
+    const r = await run;
+    expect(!r.ok && r.header.ac).toBe(40);
+    const next = { table: 'Trade', ...WINDOW, analytics: ['vwap'] };
+    const [a, b] = await Promise.all([ex.call('getStats', next), ex.call('getTicks', { table: 'Trade', ...WINDOW, idList: ['AAPL'], columns: ['price'] })]);
+    expect(json(result(a))).toBe(json(engine.call('getStats', next)));
+    expect(result(b).table.length).toBeGreaterThan(0);
+  });
+});

@@ -4,8 +4,8 @@
  *
  * - getTicks splits by time ranges of about equal rows (cut at the times of evenly spaced rows of the
  *   partitions' stored time order; rows at a cut go to the later part). Its rows are in time order, so
- *   the parts' results follow one another; a forward fill runs again over the merged result so a
- *   part's first rows take the values before it. It runs whole with timeCol, linear fills, orderbook
+ *   the parts' results follow one another; a forward fill then fills the seams (a part's leading
+ *   nulls of an identifier take its last value before the part). It runs whole with timeCol, linear fills, orderbook
  *   modes, a forward fill with ref or without the identifier column, or an idList whose identifiers
  *   hold under half of the partitions' rows (it reads their runs alone; cutting by time would read
  *   every row's time).
@@ -27,7 +27,7 @@ import type { QueryResult } from '../ops/result.js';
 import { queryBase } from '../ops/select/query.js';
 import { roundFloats } from '../ops/round.js';
 import { sortTable } from '../ops/sort.js';
-import { fillTable } from '../ops/ticks/fill.js';
+import { fillForwardSeams } from '../ops/ticks/fill.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf } from '../storage/schema.js';
@@ -50,7 +50,7 @@ type SplitPlan =
       readonly runs: ReadonlyArray<{ readonly order: Int32Array; readonly time: Int32Array; readonly from: number; readonly to: number }>;
       readonly rows: number;
       readonly window: { readonly start: bigint; readonly end: bigint };
-      /** Forward fill runs again over the merged result (a part's first rows take the values before it). */
+      /** Forward fill: the seams between parts are filled after the merge (a part's first rows take the values before it). */
       readonly refill: boolean;
       readonly idColumn: string;
     };
@@ -194,7 +194,13 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   if (table.length > limit) {
     throw new TickscopeError('resultTooLarge', `the result has ${table.length.toLocaleString('en-US')} rows, more than maxResultRows (${limit.toLocaleString('en-US')}). Narrow the window, idList or filter, or raise maxResultRows`);
   }
-  if (plan.by === 'time' && plan.refill) table = fillTable(table, 'forward', plan.idColumn, null, new Set(), { owned: true });
+  if (plan.by === 'time' && plan.refill) {
+    // the merged columns are new arrays (appended parts): filled in place
+    const starts: number[] = [];
+    let at = 0;
+    for (const r of results.slice(0, -1)) starts.push((at += r.table.length));
+    table = fillForwardSeams(table, plan.idColumn, starts);
+  }
   const sortCols = args.get('sortCols', 'sortCols');
   if (sortCols) table = sortTable(table, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');

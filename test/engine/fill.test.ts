@@ -104,3 +104,30 @@ describe('getTicks fill on generated data', () => {
     });
   });
 });
+
+describe('forward fill across the seams of a query split by time', () => {
+  it('equals forward filling the whole, for every seam of the rows above', async () => {
+    const { Table } = await import('../../engine/core/table.js');
+    const { fillTable, fillForwardSeams } = await import('../../engine/ops/ticks/fill.js');
+    const whole = engine.call('getTicks', { table: 'Quote', columns: ['instrumentID', 'exchTime', 'bidPrice', 'bidSize', 'exchangeID'] }).table;
+    const filled = fillTable(whole, 'forward', 'instrumentID', null);
+    const expected = JSON.stringify(filled.columns.map((c) => ('data' in c ? Array.from(c.data as ArrayLike<unknown>, String) : 'codes' in c ? Array.from(c.codes, (k) => c.dict.get(k)) : c)));
+    let checked = 0;
+    // every way to cut the 8 rows into 2 or 3 parts
+    for (let a = 1; a < whole.length; a++) {
+      for (let b = a; b <= whole.length; b++) {
+        const cuts = b === whole.length ? [a] : b > a ? [a, b] : [a];
+        const bounds = [0, ...cuts, whole.length];
+        const parts = bounds.slice(1).map((end, i) => fillTable(whole.take(Int32Array.from({ length: end - bounds[i]! }, (_, k) => bounds[i]! + k)), 'forward', 'instrumentID', null));
+        const merged = fillForwardSeams(Table.concat(whole.defs, parts), 'instrumentID', cuts);
+        const got = JSON.stringify(merged.columns.map((c) => ('data' in c ? Array.from(c.data as ArrayLike<unknown>, String) : 'codes' in c ? Array.from(c.codes, (k) => c.dict.get(k)) : c)));
+        expect(got, `parts cut at ${cuts.join(',')}`).toBe(expected);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+    // the seams did need filling: a part's leading nulls differ from the whole's filled values
+    const noSeams = JSON.stringify(Table.concat(whole.defs, [fillTable(whole.take(Int32Array.of(0, 1, 2)), 'forward', 'instrumentID', null), fillTable(whole.take(Int32Array.of(3, 4, 5, 6, 7)), 'forward', 'instrumentID', null)]).columns.map((c) => ('data' in c ? Array.from(c.data as ArrayLike<unknown>, String) : 'codes' in c ? Array.from(c.codes, (k) => c.dict.get(k)) : c)));
+    expect(noSeams).not.toBe(expected);
+  });
+});

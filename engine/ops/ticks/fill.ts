@@ -247,3 +247,126 @@ function zeroFilled(c: Column): Column {
       return c;
   }
 }
+
+/** Rows in [from, to) where the column is null (a tight loop per type). */
+function nullRows(c: Column, from: number, to: number): number[] {
+  const out: number[] = [];
+  switch (c.type) {
+    case 'float': {
+      const d = c.data;
+      for (let i = from; i < to; i++) if (d[i] !== d[i]) out.push(i);
+      break;
+    }
+    case 'timestamp':
+    case 'timespan':
+    case 'long': {
+      const w = int32Pairs(c.data);
+      for (let i = from; i < to; i++) if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) out.push(i);
+      break;
+    }
+    case 'date':
+    case 'int': {
+      const d = c.data;
+      for (let i = from; i < to; i++) if (d[i] === -2147483648) out.push(i);
+      break;
+    }
+    case 'symbol': {
+      const isNull = nullCodes(c.dict);
+      const codes = c.codes;
+      for (let i = from; i < to; i++) if (isNull[codes[i]!]) out.push(i);
+      break;
+    }
+    case 'string':
+      for (let i = from; i < to; i++) if (c.values[i] === '') out.push(i);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/** A column's null test and row copy, for the few rows a seam fill touches. */
+function rowAccess(c: Column): { isNull: (i: number) => boolean; copy: (from: number, to: number) => void } | null {
+  switch (c.type) {
+    case 'float':
+      return { isNull: (i) => c.data[i] !== c.data[i], copy: (f, t) => (c.data[t] = c.data[f]!) };
+    case 'timestamp':
+    case 'timespan':
+    case 'long': {
+      const w = int32Pairs(c.data);
+      return {
+        isNull: (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0,
+        copy: (f, t) => {
+          w[2 * t] = w[2 * f]!;
+          w[2 * t + 1] = w[2 * f + 1]!;
+        },
+      };
+    }
+    case 'date':
+    case 'int':
+      return { isNull: (i) => c.data[i] === -2147483648, copy: (f, t) => (c.data[t] = c.data[f]!) };
+    case 'symbol': {
+      const isNull = nullCodes(c.dict);
+      return { isNull: (i) => isNull[c.codes[i]!] === 1, copy: (f, t) => (c.codes[t] = c.codes[f]!) };
+    }
+    case 'string': {
+      const values = c.values as string[];
+      return { isNull: (i) => values[i] === '', copy: (f, t) => (values[t] = values[f]!) };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Forward fill across the seams of parts laid one after another (rows in time order, each part already
+ * forward filled by itself; `starts` the first row of each part after the first), in place: the
+ * nulls left in a part are those of an identifier before its first value in that part, and take the
+ * identifier's last value before the part. Equal to forward filling the whole, touching only those
+ * rows and the rows searched back for their values.
+ */
+export function fillForwardSeams(t: Table, idColumn: string, starts: readonly number[]): Table {
+  const id = t.get(idColumn);
+  if (!id || id.type !== 'symbol') return t;
+  // identifier of a row: one lookup through its code (equal strings in a repeated dictionary agree)
+  const groupOfCode = new Int32Array(id.dict.length);
+  const byName = new Map<string, number>();
+  dictStrings(id.dict).forEach((s, code) => {
+    let g = byName.get(s);
+    if (g === undefined) byName.set(s, (g = byName.size));
+    groupOfCode[code] = g;
+  });
+  const groupOf = (r: number): number => groupOfCode[id.codes[r]!]!;
+  const count = byName.size;
+  const columns = t.columns.map((c, ci) => {
+    if (t.names[ci] === idColumn) return c;
+    const access = rowAccess(c);
+    if (!access) return c;
+    for (const [k, start] of starts.entries()) {
+      const nulls = nullRows(c, start, starts[k + 1] ?? t.length);
+      if (nulls.length === 0) continue;
+      // each wanted identifier's last row with a value before the part (-1: none)
+      const source = new Int32Array(count).fill(-2);
+      let missing = 0;
+      for (const i of nulls) {
+        if (source[groupOf(i)] === -2) {
+          source[groupOf(i)] = -1;
+          missing++;
+        }
+      }
+      for (let r = start - 1; r >= 0 && missing > 0; r--) {
+        const g = groupOf(r);
+        if (source[g] === -1 && !access.isNull(r)) {
+          source[g] = r;
+          missing--;
+        }
+      }
+      for (const i of nulls) {
+        const from = source[groupOf(i)]!;
+        if (from >= 0) access.copy(from, i);
+      }
+    }
+    return c;
+  });
+  return new Table(t.names, columns, t.length);
+}

@@ -1,5 +1,5 @@
 /**
- * The `tickscope` command line: init, demo, import, call, serve, start. Each command prints what it
+ * The `tickscope` command line: init, demo, import, call, serve, gateway, clients, start. Each command prints what it
  * did; errors print one line naming what to fix and exit with status 1 (2 for usage errors).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';

@@ -227,6 +227,129 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'gateway',
+    usage: 'gateway --db DIR [--db DIR ...] [--host 127.0.0.1] [--port 8080] [--clients FILE] [--realm R] [--audience AUD] [--token-ttl S] [--jwks URL --issuer ISS [--scope-claim C]] [--tls-cert FILE --tls-key FILE]',
+    summary: 'Serve the operations over REST with OAuth2 tokens (docs/gateway.md).',
+    help: [
+      '--host ADDR        address to bind (default 127.0.0.1; another needs --tls-cert/--tls-key and clients)',
+      '--port N           REST port (default 8080; 0 picks a free one)',
+      '--clients FILE     OAuth2 clients (tickscope clients add); without it a one-off client is printed once',
+      '--realm R          token endpoint /auth/realms/R/... and tokens\' audience (default tickscope)',
+      '--audience AUD     tokens\' audience instead of the realm\'s name',
+      '--token-ttl S      token lifetime in seconds (default 300)',
+      '--jwks URL --issuer ISS   accept RS256 tokens of an external issuer (a Keycloak realm) instead',
+      '--scope-claim C    where its scopes are: scope (default), realm_access.roles, resource_access.<client>.roles',
+      '--tls-cert FILE --tls-key FILE   HTTPS',
+      '--config FILE, --workers N   process settings (docs/configuration.md)',
+    ].join('\n'),
+    options: {
+      ...dbOption,
+      ...settingsOptions,
+      host: { type: 'string' },
+      port: { type: 'string' },
+      clients: { type: 'string' },
+      realm: { type: 'string' },
+      audience: { type: 'string' },
+      'token-ttl': { type: 'string' },
+      jwks: { type: 'string' },
+      issuer: { type: 'string' },
+      'scope-claim': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+    },
+    async run(values) {
+      const dirs = dbDirs(values, 'gateway');
+      const host = (values['host'] as string | undefined) ?? '127.0.0.1';
+      const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+      const cert = values['tls-cert'] as string | undefined;
+      const key = values['tls-key'] as string | undefined;
+      const jwks = values['jwks'] as string | undefined;
+      const iss = values['issuer'] as string | undefined;
+      const clientsFile = values['clients'] as string | undefined;
+      if (Boolean(cert) !== Boolean(key)) throw new TickscopeError('badRequest', '--tls-cert and --tls-key go together (HTTPS needs both)');
+      if (Boolean(jwks) !== Boolean(iss)) throw new TickscopeError('badRequest', '--jwks and --issuer go together (an external issuer needs both)');
+      if (!loopback && !cert) throw new TickscopeError('badRequest', `--host ${host}: refusing to serve beyond loopback without TLS; give --tls-cert and --tls-key`);
+      if (!loopback && !jwks && !clientsFile) throw new TickscopeError('badRequest', `--host ${host}: refusing to serve beyond loopback without configured clients; give --clients FILE (tickscope clients add)`);
+      const [{ startGateway }, { Clients }, { ExternalIssuer }, { QueryService }] = await Promise.all([
+        import('../engine/gateway/rest.js'),
+        import('../engine/gateway/clients.js'),
+        import('../engine/gateway/tokens.js'),
+        import('../engine/service/query-service.js'),
+      ]);
+      let clients = clientsFile ? Clients.load(clientsFile) : Clients.inMemory();
+      let oneOff: { id: string; secret: string } | null = null;
+      if (!jwks) {
+        if (clientsFile && clients.size === 0) throw new TickscopeError('badRequest', `--clients ${clientsFile}: no clients; add one with tickscope clients add --clients ${clientsFile} --id NAME`);
+        if (!clientsFile) {
+          clients = Clients.inMemory();
+          const id = `tickscope-${Math.random().toString(36).slice(2, 8)}`;
+          oneOff = { id, secret: clients.add(id, ['fsi.read', 'fsi.generate']) };
+        }
+      }
+      const ttl = intOption(values, 'token-ttl', 1) ?? 300;
+      const realm = (values['realm'] as string | undefined) ?? 'tickscope';
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(realm)) throw new TickscopeError('badRequest', `--realm: ${JSON.stringify(realm)} is not valid; expected letters, digits, '.', '_' or '-'`);
+      const service = await QueryService.start(dirs, await processSettings(values), 'browser');
+      const gw = await startGateway(service, {
+        host,
+        port: intOption(values, 'port', 0) ?? 8080,
+        realm,
+        ...(values['audience'] ? { audience: values['audience'] as string } : {}),
+        tokenTtlSeconds: ttl,
+        clients,
+        ...(jwks ? { external: new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') } : {}),
+        ...(cert && key ? { tls: { cert, key } } : {}),
+        log: (line) => console.log(line),
+      });
+      console.log(`Tickscope gateway for ${service.databases.map((d) => d.name).join(', ')}: REST at ${gw.url}/servicegateway/fsi/<operation> (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
+      if (gw.tokenUrl) console.log(`  tokens: POST ${gw.tokenUrl} (grant_type=client_credentials)`);
+      else console.log(`  tokens: RS256 from ${iss} (keys ${jwks})`);
+      if (oneOff) console.log(`  one-off client (shown once, gone when the gateway stops): client_id ${oneOff.id}  client_secret ${oneOff.secret}`);
+      await new Promise<void>((resolve) => gw.app.server.once('close', () => resolve()));
+      await service.close();
+      return 0;
+    },
+  },
+  {
+    name: 'clients',
+    usage: 'clients add|list|remove --clients FILE [--id ID] [--secret S | --secret -] [--scopes fsi.read,fsi.generate]',
+    summary: 'Manage the gateway\'s OAuth2 clients (salted hashes of their secrets).',
+    help: [
+      'add      a client (replacing one of the same id); without --secret a secret is generated and printed once;',
+      '         --secret - reads it from standard input (so it stays out of ps); --scopes default fsi.read',
+      'list     the clients, their scopes and when they were added (never secrets)',
+      'remove   a client by --id',
+    ].join('\n'),
+    options: { clients: { type: 'string' }, id: { type: 'string' }, secret: { type: 'string' }, scopes: { type: 'string' } },
+    async run(values, positionals) {
+      const action = positionals[0];
+      const file = values['clients'] as string | undefined;
+      if (!action || !['add', 'list', 'remove'].includes(action)) throw new TickscopeError('badRequest', `expected add, list or remove, got ${JSON.stringify(action ?? '')}`);
+      if (!file) throw new TickscopeError('badRequest', '--clients FILE is required (the clients file the gateway reads)');
+      const { Clients, parseScopes } = await import('../engine/gateway/clients.js');
+      const clients = Clients.load(file);
+      if (action === 'list') {
+        for (const c of clients.list()) console.log(`${c.id}\t${c.scopes.join(',')}\t${c.created}`);
+        if (clients.size === 0) console.log(`(no clients in ${file})`);
+        return 0;
+      }
+      const id = values['id'] as string | undefined;
+      if (!id) throw new TickscopeError('badRequest', `--id ID is required to ${action} a client`);
+      if (action === 'remove') {
+        if (!clients.remove(id)) throw new TickscopeError('badRequest', `--id ${id}: no such client in ${file}`);
+        console.log(`removed client ${id}`);
+        return 0;
+      }
+      let secret = values['secret'] as string | undefined;
+      if (secret === '-') secret = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+      const scopes = parseScopes((values['scopes'] as string | undefined) ?? 'fsi.read', '--scopes');
+      const used = clients.add(id, scopes, secret);
+      console.log(`client ${id} (${scopes.join(', ')}) saved in ${file}`);
+      if (secret === undefined) console.log(`client_secret ${used}  (shown once; only a salted hash is stored)`);
+      return 0;
+    },
+  },
+  {
     name: 'start',
     usage: 'start [--db DIR] [--port N]',
     summary: 'Open the desktop app (or, without an Electron runtime, serve it to a browser).',

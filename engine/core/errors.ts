@@ -40,6 +40,13 @@ export const ErrorKinds = {
   timeout: app(41, 'timeout', 504),
   resultTooLarge: app(42, 'result too large'),
   busy: app(43, 'busy', 503),
+  unauthorized: app(50, 'missing or invalid token or credentials', 401),
+  forbidden: app(51, 'token lacks the operation\'s scope', 403),
+  notFound: app(52, 'unknown path', 404),
+  methodNotAllowed: app(53, 'method not allowed', 405),
+  tooLarge: app(54, 'request body too large', 413),
+  unsupportedMediaType: app(55, 'unsupported content type', 415),
+  rateLimited: app(56, 'too many requests', 429),
   internal: { ac: 99, rc: 10, http: 500, title: 'internal error' },
 } as const satisfies Record<string, ErrorKind>;
 

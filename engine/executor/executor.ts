@@ -18,13 +18,16 @@ import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { QueryResult } from '../ops/result.js';
 import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
-import { CANCELLED, type CallMessage, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import { CANCELLED, type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
 
 /** How long a cancelled query may run on before its worker is ended. */
 export const CANCEL_GRACE_MS = 250;
 
 export type Progress = QueryProgress;
+
+/** The gateway's rendered response (EnvelopeAnswer), or the error and its envelope's header. */
+export type EnvelopeResponse = { readonly ok: true; readonly answer: EnvelopeAnswer } | { readonly ok: false; readonly header: Header; readonly error: TickscopeError };
 
 /** A result taken whole by the caller, or the error envelope's header. */
 export type CallResponse = { readonly ok: true; readonly result: QueryResult } | { readonly ok: false; readonly header: Header };
@@ -418,8 +421,36 @@ export class Executor {
     return this.submit<CallResponse>('call', operation, args, opts, (v) => ({ ok: true, result: decodeResult(v as EncodedResult) }), (e) => ({ ok: false, header: errorEnvelope(req, e).header }));
   }
 
-  /** Queues a query (run or call) and answers with `done` of its value, or `failed` of its error. */
-  private submit<T>(method: 'run' | 'call', operation: string, args: unknown, opts: RunOptions, done: (v: unknown, slot: Slot) => T, failed: (e: TickscopeError) => T): Promise<T> {
+  /**
+   * Runs an operation for the gateway and renders its response in the worker (SPEC 7): JSON envelope
+   * text streamed to `onChunk` (the header first; the answer then carries the header alone), or
+   * Arrow IPC bytes with the header in the schema's metadata. A failure answers the error's header
+   * (nothing was streamed).
+   */
+  envelope(operation: string, args: unknown, request: EnvelopeRequest, onChunk: (text: string) => void, opts: RunOptions = {}): Promise<EnvelopeResponse> {
+    return this.submit<EnvelopeResponse>(
+      'envelope',
+      operation,
+      args,
+      opts,
+      (v) => ({ ok: true as const, answer: v as EnvelopeAnswer }),
+      (e) => ({ ok: false as const, header: errorEnvelope(request.req, e).header, error: e }),
+      [request],
+      onChunk,
+    );
+  }
+
+  /** Queues a query (run, call or envelope) and answers with `done` of its value, or `failed` of its error. */
+  private submit<T>(
+    method: 'run' | 'call' | 'envelope',
+    operation: string,
+    args: unknown,
+    opts: RunOptions,
+    done: (v: unknown, slot: Slot) => T,
+    failed: (e: TickscopeError) => T,
+    extra: readonly unknown[] = [],
+    onChunk?: (text: string) => void,
+  ): Promise<T> {
     const queryId = opts.queryId ?? `q${this.nextId}`;
     if (this.queries.has(queryId)) return Promise.resolve(failed(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
     if (this.queue.length >= this.settings.maxQueuedQueries && this.freeSlot() === undefined) {
@@ -438,7 +469,8 @@ export class Executor {
       const call: Call = {
         id: this.nextId++,
         method,
-        params: [operation, args],
+        params: [operation, args, ...extra],
+        ...(onChunk ? { onChunk } : {}),
         resolve: (v) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
           if (q.stopped) reply(failed(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));

@@ -1,7 +1,9 @@
 /** Messages between the executor (the serving thread) and its query workers. */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
+import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
+import type { RequestInfo } from '../gateway/envelope.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -46,8 +48,11 @@ export interface WorkerInit {
   readonly cancel: SharedArrayBuffer;
 }
 
-/** What a worker runs: the AppService methods, `call` (a result taken whole) and `part` (one part of a split query). */
-export type WorkerMethod = 'run' | 'call' | 'part' | 'page' | 'chart' | 'table' | 'csv' | 'release' | 'crash';
+/**
+ * What a worker runs: the AppService methods, `call` (a result taken whole), `envelope` (a result
+ * rendered as the gateway's response, streamed) and `part` (one part of a split query).
+ */
+export type WorkerMethod = 'run' | 'call' | 'envelope' | 'part' | 'page' | 'chart' | 'table' | 'csv' | 'release' | 'crash';
 
 export interface CallMessage {
   readonly kind: 'call';
@@ -65,3 +70,15 @@ export type WorkerMessage =
 
 export const CANCELLED = 1;
 export const TIMED_OUT = 2;
+
+/** How the gateway wants a result: JSON envelope text in chunks, or Arrow IPC bytes (SPEC 7). */
+export interface EnvelopeRequest {
+  readonly format: 'json' | 'arrow';
+  readonly req: RequestInfo;
+}
+
+/** The worker's answer to `envelope`: the header, and the Arrow bytes when asked (JSON came as chunks). */
+export interface EnvelopeAnswer {
+  readonly header: Header;
+  readonly arrow?: Uint8Array;
+}

@@ -13,7 +13,9 @@ import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
-import { type CallMessage, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
+import { okHeader, writeEnvelopeJson } from '../gateway/envelope.js';
+import { tableToArrow } from '../service/arrow.js';
+import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
@@ -122,7 +124,7 @@ function handle(m: CallMessage): void {
       post({ kind: 'progress', id: m.id, done, total, unit });
     },
   };
-  if (m.method === 'run' || m.method === 'call') {
+  if (m.method === 'run' || m.method === 'call' || m.method === 'envelope') {
     const parallel = parallelFor(m.id, hooks.checkpoint);
     if (parallel) hooks.parallel = parallel;
   }
@@ -136,6 +138,20 @@ function handle(m: CallMessage): void {
         case 'call':
         case 'part':
           return whole(engine.call(a as string, b), m.id);
+        case 'envelope': {
+          const { format, req } = c as EnvelopeRequest;
+          const result = engine.call(a as string, b);
+          const header = okHeader(req, result);
+          if (format === 'arrow') {
+            const arrow = tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) });
+            return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);
+          }
+          writeEnvelopeJson(req, result, (text) => {
+            hooks.checkpoint();
+            post({ kind: 'chunk', id: m.id, text });
+          });
+          return { header } satisfies EnvelopeAnswer;
+        }
         case 'page':
           return service.page(a, b, c);
         case 'chart':

@@ -44,6 +44,11 @@ export function okHeader(req: RequestInfo, result: QueryResult): Header {
   return h;
 }
 
+/** The header of a successful response that is no query result (getMeta). */
+export function plainHeader(req: RequestInfo, rows: number): Header {
+  return { rc: 0, ac: 0, ai: '', api: req.api, corr: req.corr, rcvTS: instantText(req.rcvNs, 'UTC'), rows };
+}
+
 /** The whole envelope of an error response (payload null). */
 export function errorEnvelope(req: RequestInfo, err: TickscopeError): { header: Header; payload: null } {
   return {

@@ -11,6 +11,7 @@ import {
   Field,
   Float64,
   Int32,
+  Int64,
   List,
   makeData,
   makeVector,
@@ -52,8 +53,25 @@ function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
   return makeData({ type: new Utf8(), length: values.length, valueOffsets, data, ...v });
 }
 
+/** How columns are typed: for the app's charts (numbers as float64), or exact for the gateway. */
+export interface ArrowOptions {
+  /** longs as Int64 and ints as Int32 (default: every number as float64, for charts) */
+  readonly exact?: boolean;
+  /** the zone of timestamp columns (Timestamp(ns, zone)); default none */
+  readonly zone?: string;
+  /** schema metadata (the gateway's header) */
+  readonly metadata?: ReadonlyMap<string, string>;
+}
+
 /** One column's Arrow data. */
-function columnData(c: Column, n: number): Data<DataType> {
+function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataType> {
+  if (opts.exact && c.type === 'long') {
+    const w = int32Pairs(c.data);
+    return makeData({ type: new Int64(), length: n, data: c.data, ...validity(n, (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0) }) as Data<DataType>;
+  }
+  if (opts.exact && c.type === 'int') {
+    return makeData({ type: new Int32(), length: n, data: c.data, ...validity(n, (i) => c.data[i] === -2147483648) }) as Data<DataType>;
+  }
   switch (c.type) {
     case 'float':
     case 'long':
@@ -67,7 +85,7 @@ function columnData(c: Column, n: number): Data<DataType> {
       const w = int32Pairs(c.data);
       const v = validity(n, (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0);
       return c.type === 'timestamp'
-        ? (makeData({ type: new TimestampNanosecond(), length: n, data: c.data, ...v }) as Data<DataType>)
+        ? (makeData({ type: new TimestampNanosecond(opts.zone ?? null), length: n, data: c.data, ...v }) as Data<DataType>)
         : (makeData({ type: new DurationNanosecond(), length: n, data: c.data, ...v }) as Data<DataType>);
     }
     case 'date':
@@ -97,10 +115,13 @@ function columnData(c: Column, n: number): Data<DataType> {
 }
 
 /** The whole table as Arrow IPC stream bytes. */
-export function tableToArrow(t: Table): Uint8Array {
+export function tableToArrow(t: Table, opts: ArrowOptions = {}): Uint8Array {
   const n = t.length;
-  const datas = t.columns.map((c) => columnData(c, n));
-  const schema = new Schema(t.names.map((name, i) => new Field(name, datas[i]!.type, true)));
+  const datas = t.columns.map((c) => columnData(c, n, opts));
+  const schema = new Schema(
+    t.names.map((name, i) => new Field(name, datas[i]!.type, true)),
+    opts.metadata ? new Map(opts.metadata) : undefined,
+  );
   const struct = makeData({ type: new Struct(schema.fields), length: n, children: datas });
   return tableToIPC(new ArrowTable([new RecordBatch(schema, struct)]), 'stream');
 }

@@ -228,11 +228,12 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'gateway',
-    usage: 'gateway --db DIR [--db DIR ...] [--host 127.0.0.1] [--port 8080] [--clients FILE] [--realm R] [--audience AUD] [--token-ttl S] [--jwks URL --issuer ISS [--scope-claim C]] [--tls-cert FILE --tls-key FILE]',
-    summary: 'Serve the operations over REST with OAuth2 tokens (docs/gateway.md).',
+    usage: 'gateway --db DIR [--db DIR ...] [--host 127.0.0.1] [--port 8080] [--ipc-port 5010] [--clients FILE] [--realm R] [--audience AUD] [--token-ttl S] [--jwks URL --issuer ISS [--scope-claim C]] [--tls-cert FILE --tls-key FILE]',
+    summary: 'Serve the operations over REST with OAuth2 tokens and over kdb+ IPC (docs/gateway.md).',
     help: [
       '--host ADDR        address to bind (default 127.0.0.1; another needs --tls-cert/--tls-key and clients)',
       '--port N           REST port (default 8080; 0 picks a free one)',
+      '--ipc-port N       kdb+ IPC port (default 5010; 0 picks a free one)',
       '--clients FILE     OAuth2 clients (tickscope clients add); without it a one-off client is printed once',
       '--realm R          token endpoint /auth/realms/R/... and tokens\' audience (default tickscope)',
       '--audience AUD     tokens\' audience instead of the realm\'s name',
@@ -247,6 +248,7 @@ export const COMMANDS: readonly Command[] = [
       ...settingsOptions,
       host: { type: 'string' },
       port: { type: 'string' },
+      'ipc-port': { type: 'string' },
       clients: { type: 'string' },
       realm: { type: 'string' },
       audience: { type: 'string' },
@@ -270,8 +272,9 @@ export const COMMANDS: readonly Command[] = [
       if (Boolean(jwks) !== Boolean(iss)) throw new TickscopeError('badRequest', '--jwks and --issuer go together (an external issuer needs both)');
       if (!loopback && !cert) throw new TickscopeError('badRequest', `--host ${host}: refusing to serve beyond loopback without TLS; give --tls-cert and --tls-key`);
       if (!loopback && !jwks && !clientsFile) throw new TickscopeError('badRequest', `--host ${host}: refusing to serve beyond loopback without configured clients; give --clients FILE (tickscope clients add)`);
-      const [{ startGateway }, { Clients }, { ExternalIssuer }, { QueryService }] = await Promise.all([
+      const [{ startGateway }, { startQGateway }, { Clients }, { ExternalIssuer }, { QueryService }] = await Promise.all([
         import('../engine/gateway/rest.js'),
+        import('../engine/gateway/qipc/server.js'),
         import('../engine/gateway/clients.js'),
         import('../engine/gateway/tokens.js'),
         import('../engine/service/query-service.js'),
@@ -290,6 +293,8 @@ export const COMMANDS: readonly Command[] = [
       const realm = (values['realm'] as string | undefined) ?? 'tickscope';
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(realm)) throw new TickscopeError('badRequest', `--realm: ${JSON.stringify(realm)} is not valid; expected letters, digits, '.', '_' or '-'`);
       const service = await QueryService.start(dirs, await processSettings(values), 'browser');
+      const external = jwks ? new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') : undefined;
+      const log = (line: string): void => console.log(line);
       const gw = await startGateway(service, {
         host,
         port: intOption(values, 'port', 0) ?? 8080,
@@ -297,15 +302,17 @@ export const COMMANDS: readonly Command[] = [
         ...(values['audience'] ? { audience: values['audience'] as string } : {}),
         tokenTtlSeconds: ttl,
         clients,
-        ...(jwks ? { external: new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') } : {}),
+        ...(external ? { external } : {}),
         ...(cert && key ? { tls: { cert, key } } : {}),
-        log: (line) => console.log(line),
+        log,
       });
-      console.log(`Tickscope gateway for ${service.databases.map((d) => d.name).join(', ')}: REST at ${gw.url}/servicegateway/fsi/<operation> (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
+      const ipc = await startQGateway(service, { host, port: intOption(values, 'ipc-port', 0) ?? 5010, clients, ...(external ? { external } : {}), ...(cert && key ? { tls: { cert, key } } : {}), log });
+      console.log(`Tickscope gateway for ${service.databases.map((d) => d.name).join(', ')}: REST at ${gw.url}/servicegateway/fsi/<operation>, kdb+ IPC at ${host}:${ipc.port}${cert ? ' (TLS)' : ''} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
       if (gw.tokenUrl) console.log(`  tokens: POST ${gw.tokenUrl} (grant_type=client_credentials)`);
       else console.log(`  tokens: RS256 from ${iss} (keys ${jwks})`);
       if (oneOff) console.log(`  one-off client (shown once, gone when the gateway stops): client_id ${oneOff.id}  client_secret ${oneOff.secret}`);
       await new Promise<void>((resolve) => gw.app.server.once('close', () => resolve()));
+      await ipc.close();
       await service.close();
       return 0;
     },

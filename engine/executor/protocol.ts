@@ -4,6 +4,7 @@ import type { ErrorKindName } from '../core/errors.js';
 import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { RequestInfo } from '../gateway/envelope.js';
+import type { QReply } from '../gateway/qipc/result.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -73,12 +74,15 @@ export const TIMED_OUT = 2;
 
 /** How the gateway wants a result: JSON envelope text in chunks, or Arrow IPC bytes (SPEC 7). */
 export interface EnvelopeRequest {
-  readonly format: 'json' | 'arrow';
+  readonly format: 'json' | 'arrow' | 'q';
   readonly req: RequestInfo;
+  /** q: how the client is answered (the response to its sync message, or an async callback) */
+  readonly reply?: QReply;
 }
 
-/** The worker's answer to `envelope`: the header, and the Arrow bytes when asked (JSON came as chunks). */
+/** The worker's answer to `envelope`: the header, and the Arrow or q message bytes when asked (JSON came as chunks). */
 export interface EnvelopeAnswer {
   readonly header: Header;
   readonly arrow?: Uint8Array;
+  readonly q?: Uint8Array;
 }

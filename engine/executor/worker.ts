@@ -15,6 +15,8 @@ import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { okHeader, writeEnvelopeJson } from '../gateway/envelope.js';
 import { tableToArrow } from '../service/arrow.js';
+import { qResultMessage } from '../gateway/qipc/result.js';
+import { operationByName } from '../registry/operations.js';
 import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
@@ -142,6 +144,10 @@ function handle(m: CallMessage): void {
           const { format, req } = c as EnvelopeRequest;
           const result = engine.call(a as string, b);
           const header = okHeader(req, result);
+          if (format === 'q') {
+            const q = qResultMessage(result, header, { ...(c as EnvelopeRequest).reply!, wrapInList: operationByName(a as string).name === 'generateOrderAnalytics' });
+            return new Sent({ kind: 'done', id: m.id, value: { header, q } satisfies EnvelopeAnswer }, [q.buffer as ArrayBuffer]);
+          }
           if (format === 'arrow') {
             const arrow = tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) });
             return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);

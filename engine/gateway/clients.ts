@@ -2,7 +2,7 @@
  * The gateway's OAuth2 clients (SPEC 7): a JSON file of client ids, their scopes and salted scrypt
  * hashes of their secrets (never the secrets). Secrets are compared in constant time.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
 
@@ -104,6 +104,15 @@ export class Clients {
     const client = this.clients.find((c) => c.id === id);
     const salt = client?.salt ?? 'AAAAAAAAAAAAAAAAAAAAAA';
     const got = hashOf(secret, salt);
+    const want = client ? Buffer.from(client.hash, 'base64url') : Buffer.alloc(32);
+    return client && want.length === got.length && timingSafeEqual(got, want) ? client : null;
+  }
+
+  /** verify, with the hash computed off the event loop (libuv's thread pool): what a server calls. */
+  async verifyAsync(id: string, secret: string): Promise<StoredClient | null> {
+    const client = this.clients.find((c) => c.id === id);
+    const salt = client?.salt ?? 'AAAAAAAAAAAAAAAAAAAAAA';
+    const got = await new Promise<Buffer>((resolve, reject) => scrypt(secret, Buffer.from(salt, 'base64url'), 32, (e, key) => (e ? reject(e) : resolve(key))));
     const want = client ? Buffer.from(client.hash, 'base64url') : Buffer.alloc(32);
     return client && want.length === got.length && timingSafeEqual(got, want) ? client : null;
   }

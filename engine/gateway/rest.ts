@@ -268,7 +268,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
           return oauthError(400, 'unsupported_grant_type', `grant_type: ${JSON.stringify(form.get('grant_type'))}; expected client_credentials`);
         }
         if (!id || !secret) return oauthError(401, 'invalid_client', 'client_id and client_secret are required');
-        const client = opts.clients.verify(id, secret);
+        const client = await opts.clients.verifyAsync(id, secret);
         if (!client) return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
         req.ctx.token = { subject: client.id, scopes: client.scopes };
         return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(await issuer.issue(client.id, client.scopes));

@@ -75,6 +75,8 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const app = Fastify({
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
+    // stopping the gateway drops its connections (a slow reader would otherwise hold it open)
+    forceCloseConnections: true,
     ...(opts.tls ? { https: { cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key) } } : {}),
   }) as unknown as FastifyInstance;
   const scheme = opts.tls ? 'https' : 'http';
@@ -131,8 +133,10 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     if (!check.scopes.includes(scope)) throw new TickscopeError('forbidden', `Authorization: the token's scopes (${check.scopes.join(', ') || 'none'}) lack ${scope}, which ${req.ctx.op} needs`);
   };
 
-  const notPost = (req: FastifyRequest, reply: FastifyReply): FastifyReply =>
-    fail(req, reply.header('Allow', 'POST'), new TickscopeError('methodNotAllowed', `${req.method} ${req.url.split('?')[0]}: only POST is accepted`));
+  const notPost = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    if (reply.sent) return reply;
+    return fail(req, reply.header('Allow', 'POST'), new TickscopeError('methodNotAllowed', `${req.method} ${req.url.split('?')[0]}: only POST is accepted`));
+  };
   const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
   // authentication before the body is read: a stranger's large body is not parsed
@@ -153,7 +157,8 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       const url = `${path}`;
       const api = op.ipcNames[0]!;
       app.route({ method: 'POST', url, onRequest: guard(scopeOf(op.name), op.name, api), handler: (req, reply) => runOperation(req, reply, api) });
-      app.route({ method: [...OTHER_METHODS], url, handler: notPost });
+      // answered before any body is read (a PUT with a body would otherwise be parsed first)
+      app.route({ method: [...OTHER_METHODS], url, onRequest: notPost, handler: notPost });
     }
   }
   app.route({
@@ -165,7 +170,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       return reply.type('application/json').send({ header: plainHeader(requestInfo('getMeta', req.ctx.corr), info.assemblies.length), payload: info });
     },
   });
-  app.route({ method: [...OTHER_METHODS], url: `/servicegateway/kxi/getMeta`, handler: notPost });
+  app.route({ method: [...OTHER_METHODS], url: `/servicegateway/kxi/getMeta`, onRequest: notPost, handler: notPost });
 
   /** Runs an operation on the executor and streams its rendered response. */
   async function runOperation(req: FastifyRequest, reply: FastifyReply, api: string): Promise<FastifyReply> {
@@ -190,6 +195,8 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     let stream: PassThrough | null = null;
     const start = (): PassThrough => {
       stream = new PassThrough();
+      // a client gone mid-response: the stream is dropped, nothing to report to anyone
+      stream.on('error', () => undefined);
       reply.code(200).header('x-tickscope-rc', '0');
       reply.type(arrow ? ARROW : 'application/json');
       if (gzip) {
@@ -200,13 +207,18 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       } else void reply.send(stream);
       return stream;
     };
-    const r = await service.executor.envelope(api, body, { format: arrow ? 'arrow' : 'json', req: info }, (text) => (stream ?? start()).write(text), {
+    const write = (text: string): void => {
+      const s = stream ?? start();
+      if (!s.destroyed) s.write(text);
+    };
+    const r = await service.executor.envelope(api, body, { format: arrow ? 'arrow' : 'json', req: info }, write, {
       queryId,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
     if (!r.ok) {
       if (stream) {
-        (stream as PassThrough).destroy(r.error);
+        // the header went out as success: end the response short (the client sees a truncated body)
+        (stream as PassThrough).destroy();
         return reply;
       }
       return fail(req, reply, r.error, api);
@@ -274,7 +286,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
         return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(await issuer.issue(client.id, client.scopes));
       },
     });
-    app.route({ method: [...OTHER_METHODS], url: tokenPath, handler: notPost });
+    app.route({ method: [...OTHER_METHODS], url: tokenPath, onRequest: notPost, handler: notPost });
   }
 
   await app.listen({ port: opts.port, host: opts.host });

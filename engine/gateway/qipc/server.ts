@@ -90,7 +90,10 @@ function callOf(msg: unknown): Call {
 
 /** Starts the q IPC gateway on the service's executor. */
 export async function startQGateway(service: QueryService, opts: QGatewayOptions): Promise<RunningQGateway> {
+  const sockets = new Set<Socket>();
   const onConnection = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     let handshake = true;
     let scopes: readonly Scope[] = [];
     let subject = '';
@@ -241,13 +244,18 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
   return {
     port: typeof addr === 'object' && addr ? addr.port : opts.port,
     server,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // stopping drops the clients (server.close alone waits for every connection to end)
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
   };
 }
 
-/** A q error as a response message. */
+/** A malformed message's q error (ac 13, malformed request) as a response message. */
 function errorOnly(text: string): Uint8Array {
   const w = QWriter.forMessage();
-  w.error(text);
+  w.error(`${new TickscopeError('badRequest', text).ac} ${text}`);
   return w.message(MSG_RESPONSE);
 }

@@ -74,6 +74,11 @@ export function ipcHandlers(
     },
     identifiers: async (assembly, table) => (await service()).identifiers(str(assembly, 'assembly'), str(table, 'table')),
     table: async (resultId) => (await service()).table(resultId),
+    // remote gateways: the secret stays in this process's memory (never on disk, never in the page)
+    connections: async () => (await service()).connections(),
+    addConnection: async (spec) => (await service()).addConnection(spec),
+    useConnection: async (id) => (await service()).useConnection(id),
+    removeConnection: async (id) => (await service()).removeConnection(id),
     exportCsv: async (resultId, suggested) => {
       const svc = await service();
       const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : 'tickscope-result.csv');

@@ -15,6 +15,10 @@ export const INVOKE_CHANNELS = {
   identifiers: 'tickscope:identifiers',
   exportCsv: 'tickscope:export-csv',
   table: 'tickscope:table',
+  connections: 'tickscope:connections',
+  addConnection: 'tickscope:add-connection',
+  useConnection: 'tickscope:use-connection',
+  removeConnection: 'tickscope:remove-connection',
 } as const satisfies Record<keyof BackendApi, string>;
 
 /** Main -> renderer: a menu command ("run", "export"). */

@@ -26,6 +26,10 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),
   exportCsv: (resultId, name) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name),
   table: (resultId) => ipcRenderer.invoke(INVOKE_CHANNELS.table, resultId),
+  connections: () => ipcRenderer.invoke(INVOKE_CHANNELS.connections),
+  addConnection: (spec) => ipcRenderer.invoke(INVOKE_CHANNELS.addConnection, spec),
+  useConnection: (id) => ipcRenderer.invoke(INVOKE_CHANNELS.useConnection, id),
+  removeConnection: (id) => ipcRenderer.invoke(INVOKE_CHANNELS.removeConnection, id),
   onMenu: (listener) => {
     ipcRenderer.on(MENU_CHANNEL, (_event, cmd: MenuCommand) => listener(cmd));
   },

@@ -67,6 +67,31 @@ export interface AppInfo {
   readonly mode: 'electron' | 'browser';
   readonly assemblies: readonly AssemblyInfo[];
   readonly operations: readonly OperationSpec[];
+  /** The connection these describe (absent from a remote gateway's getMeta). */
+  readonly connection?: ConnectionInfo;
+}
+
+/** Where queries go: the app's own engine, or a remote gateway speaking the same REST interface. */
+export interface ConnectionInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'embedded' | 'remote';
+  /** the remote's base URL (null for the embedded engine) */
+  readonly url: string | null;
+  readonly active: boolean;
+}
+
+/** A remote gateway to connect to (SPEC 7): the secret stays on the app's backend, never in the page after this call. */
+export interface RemoteConnectionSpec {
+  readonly name: string;
+  /** e.g. https://insights.example.com or http://127.0.0.1:8080 */
+  readonly baseUrl: string;
+  /** where the token endpoint is, when not at baseUrl (a Keycloak host) */
+  readonly authUrl?: string;
+  /** the realm of the token endpoint (default tickscope) */
+  readonly realm?: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
 }
 
 export interface ResultColumn {
@@ -147,6 +172,12 @@ export interface BackendApi {
   exportCsv(resultId: string, suggestedName: string): Promise<ExportResult>;
   /** A whole result as Arrow IPC stream bytes (typed columns), up to MAX_TABLE_ROWS rows. */
   table(resultId: string): Promise<Uint8Array>;
+  /** The connections: the embedded engine and the remote gateways added this session. */
+  connections(): Promise<readonly ConnectionInfo[]>;
+  /** Connects to a remote gateway (a token and its getMeta first) and makes it the active connection. */
+  addConnection(spec: RemoteConnectionSpec): Promise<readonly ConnectionInfo[]>;
+  useConnection(id: string): Promise<readonly ConnectionInfo[]>;
+  removeConnection(id: string): Promise<readonly ConnectionInfo[]>;
 }
 
 /** The largest result `table` sends whole; larger ones are read through `page` and `chart`. */

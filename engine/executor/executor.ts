@@ -17,6 +17,7 @@ import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { QueryResult } from '../ops/result.js';
+import type { RemoteResultMeta } from '../service/remote.js';
 import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
 import { CANCELLED, type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
@@ -440,9 +441,27 @@ export class Executor {
     );
   }
 
-  /** Queues a query (run, call or envelope) and answers with `done` of its value, or `failed` of its error. */
+  /** Keeps a remote gateway's Arrow answer in a worker as a result (paging, charts, exports as for local ones). */
+  hold(bytes: Uint8Array, meta: RemoteResultMeta, opts: RunOptions = {}): Promise<RunResponse> {
+    const req = requestInfo(meta.api, meta.header?.corr);
+    return this.submit<RunResponse>(
+      'hold',
+      meta.api,
+      bytes,
+      opts,
+      (v, slot) => {
+        const r = v as RunResponse;
+        if (r.ok) this.resultSlot.set(r.resultId, slot);
+        return r;
+      },
+      (e) => ({ ok: false, header: errorEnvelope(req, e).header }),
+      [meta],
+    );
+  }
+
+  /** Queues a query (run, call, envelope or hold) and answers with `done` of its value, or `failed` of its error. */
   private submit<T>(
-    method: 'run' | 'call' | 'envelope',
+    method: 'run' | 'call' | 'envelope' | 'hold',
     operation: string,
     args: unknown,
     opts: RunOptions,

@@ -16,6 +16,7 @@ import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { okHeader, writeEnvelopeJson } from '../gateway/envelope.js';
 import { tableToArrow } from '../service/arrow.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
+import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
 import { operationByName } from '../registry/operations.js';
 import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
@@ -140,6 +141,12 @@ function handle(m: CallMessage): void {
         case 'call':
         case 'part':
           return whole(engine.call(a as string, b), m.id);
+        case 'hold': {
+          // a remote gateway's Arrow answer, kept here like a local result
+          const started = performance.now();
+          const { result, req } = remoteResult(b as Uint8Array, c as RemoteResultMeta);
+          return service.hold(req, result, started);
+        }
         case 'envelope': {
           const { format, req } = c as EnvelopeRequest;
           const result = engine.call(a as string, b);

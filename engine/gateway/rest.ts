@@ -166,7 +166,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     url: `/servicegateway/kxi/getMeta`,
     onRequest: guard('fsi.read', 'getMeta', 'getMeta'),
     handler: async (req, reply) => {
-      const info = service.info();
+      const info = await service.info();
       return reply.type('application/json').send({ header: plainHeader(requestInfo('getMeta', req.ctx.corr), info.assemblies.length), payload: info });
     },
   });

@@ -87,7 +87,29 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
 
   app.get('/app/api/info', async (_req, reply) => {
     try {
-      return service.info();
+      return await service.info();
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.get('/app/api/connections', async () => service.connections());
+  app.post('/app/api/connections', async (req, reply) => {
+    try {
+      return await service.addConnection(req.body);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.post('/app/api/connections/:id/use', async (req, reply) => {
+    try {
+      return service.useConnection((req.params as { id: string }).id);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.delete('/app/api/connections/:id', async (req, reply) => {
+    try {
+      return service.removeConnection((req.params as { id: string }).id);
     } catch (e) {
       return fail(reply, e);
     }

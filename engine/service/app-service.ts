@@ -8,7 +8,7 @@ import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, typ
 import type { SymbolColumn } from '../core/column.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { Engine } from '../engine.js';
-import { errorEnvelope, okHeader, requestInfo } from '../gateway/envelope.js';
+import { errorEnvelope, okHeader, type RequestInfo, requestInfo } from '../gateway/envelope.js';
 import { textCells } from '../gateway/render.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS } from '../registry/operations.js';
@@ -104,32 +104,36 @@ export class AppService {
     const req = requestInfo(operation);
     const started = performance.now();
     try {
-      const result = this.engine.call(operation, args);
-      const bytes = result.table.defs.reduce((sum, c) => sum + (ROW_BYTES[c.type] ?? 8), 0) * result.table.length;
-      const maxBytes = this.limits.maxResultBytes ?? Infinity;
-      if (bytes > maxBytes) {
-        throw new TickscopeError('resultTooLarge', `the result holds ${result.table.length.toLocaleString('en-US')} rows of about ${bytes.toLocaleString('en-US')} bytes, more than maxResultBytes (${maxBytes.toLocaleString('en-US')}); narrow the window, idList, filter or columns, or raise maxResultBytes`);
-      }
-      const resultId = randomUUID();
-      this.results.set(resultId, result);
-      while (this.results.size > MAX_RESULTS) this.results.delete(this.results.keys().next().value!);
-      const columns: ResultColumn[] = result.table.defs;
-      return {
-        ok: true,
-        resultId,
-        header: okHeader(req, result),
-        columns,
-        rows: result.table.length,
-        elapsedMs: performance.now() - started,
-        outputTZ: result.outputTZ,
-        timeColumn: result.timeColumn && result.table.has(result.timeColumn) ? result.timeColumn : null,
-        idColumn: result.table.has(result.idColumn) ? result.idColumn : null,
-        ids: resultIds(result),
-        groupColumns: result.groupColumns ?? [],
-      };
+      return this.hold(req, this.engine.call(operation, args), started);
     } catch (e) {
       return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
     }
+  }
+
+  /** Keeps a result (of a query here, or one a remote gateway answered) for paging, charting and export. */
+  hold(req: RequestInfo, result: QueryResult, started: number): Extract<RunResponse, { ok: true }> {
+    const bytes = result.table.defs.reduce((sum, c) => sum + (ROW_BYTES[c.type] ?? 8), 0) * result.table.length;
+    const maxBytes = this.limits.maxResultBytes ?? Infinity;
+    if (bytes > maxBytes) {
+      throw new TickscopeError('resultTooLarge', `the result holds ${result.table.length.toLocaleString('en-US')} rows of about ${bytes.toLocaleString('en-US')} bytes, more than maxResultBytes (${maxBytes.toLocaleString('en-US')}); narrow the window, idList, filter or columns, or raise maxResultBytes`);
+    }
+    const resultId = randomUUID();
+    this.results.set(resultId, result);
+    while (this.results.size > MAX_RESULTS) this.results.delete(this.results.keys().next().value!);
+    const columns: ResultColumn[] = result.table.defs;
+    return {
+      ok: true,
+      resultId,
+      header: okHeader(req, result),
+      columns,
+      rows: result.table.length,
+      elapsedMs: performance.now() - started,
+      outputTZ: result.outputTZ,
+      timeColumn: result.timeColumn && result.table.has(result.timeColumn) ? result.timeColumn : null,
+      idColumn: result.table.has(result.idColumn) ? result.idColumn : null,
+      ids: resultIds(result),
+      groupColumns: result.groupColumns ?? [],
+    };
   }
 
   private result(resultId: unknown): QueryResult {

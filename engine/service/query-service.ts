@@ -3,19 +3,30 @@
  * done with their results run on the executor's workers; only the registry and table metadata
  * (info, identifiers) are answered here, from the partition metadata, without reading columns.
  */
-import type { AppInfo, ChartRequest, PageResponse, QueryProgress, RunResponse } from '../contract.js';
+import { randomUUID } from 'node:crypto';
+import type { AppInfo, ChartRequest, ConnectionInfo, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
+import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { Engine } from '../engine.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';
-import { AppService } from './app-service.js';
+import { AppService, VERSION } from './app-service.js';
+import { RemoteGateway } from './remote.js';
+
+const EMBEDDED = 'embedded';
 
 export class QueryService {
   private readonly meta: AppService;
+  /** Remote gateways added this session (their secrets live here, in this process, only). */
+  private readonly remotes = new Map<string, RemoteGateway>();
+  private active = EMBEDDED;
+  /** Remote queries in flight: cancelled by aborting their request. */
+  private readonly remoteQueries = new Map<string, { readonly controller: AbortController; readonly started: number }>();
 
   constructor(
     private readonly engine: Engine,
     readonly executor: Executor,
-    mode: 'electron' | 'browser',
+    private readonly mode: 'electron' | 'browser',
   ) {
     this.meta = new AppService(engine, mode);
   }
@@ -26,28 +37,89 @@ export class QueryService {
     return new QueryService(engine, await Executor.start(engine.databases.map((d) => d.dir), settings), mode);
   }
 
+  /** The connections: the embedded engine first, then the remotes in the order added. */
+  connections(): ConnectionInfo[] {
+    const embedded: ConnectionInfo = { id: EMBEDDED, name: 'Embedded engine', kind: 'embedded', url: null, active: this.active === EMBEDDED };
+    return [embedded, ...[...this.remotes.values()].map((r): ConnectionInfo => ({ id: r.id, name: r.spec.name, kind: 'remote', url: r.base, active: this.active === r.id }))];
+  }
+
+  /** Connects to a remote gateway (a token and its getMeta first, so a wrong URL or secret fails here) and makes it active. */
+  async addConnection(spec: unknown): Promise<ConnectionInfo[]> {
+    const s = checkSpec(spec);
+    const remote = new RemoteGateway(`remote-${randomUUID().slice(0, 8)}`, s);
+    await remote.info(this.mode, VERSION, true);
+    this.remotes.set(remote.id, remote);
+    this.active = remote.id;
+    return this.connections();
+  }
+
+  useConnection(id: unknown): ConnectionInfo[] {
+    if (id !== EMBEDDED && (typeof id !== 'string' || !this.remotes.has(id))) {
+      throw new TickscopeError('badRequest', `connection: ${JSON.stringify(id)} is not a connection; expected one of ${this.connections().map((c) => c.id).join(', ')}`);
+    }
+    this.active = id as string;
+    return this.connections();
+  }
+
+  removeConnection(id: unknown): ConnectionInfo[] {
+    if (typeof id !== 'string' || !this.remotes.delete(id)) throw new TickscopeError('badRequest', `connection: ${JSON.stringify(id)} is not a remote connection`);
+    if (this.active === id) this.active = EMBEDDED;
+    return this.connections();
+  }
+
+  private remote(): RemoteGateway | undefined {
+    return this.active === EMBEDDED ? undefined : this.remotes.get(this.active);
+  }
+
   /** The mounted databases (assemblies). */
   get databases(): Engine['databases'] {
     return this.engine.databases;
   }
 
-  info(): AppInfo {
-    return this.meta.info();
+  /** What the forms need, from the active connection (a remote's getMeta), naming the connection. */
+  async info(): Promise<AppInfo> {
+    const remote = this.remote();
+    const connection = this.connections().find((c) => c.active)!;
+    if (!remote) return { ...this.meta.info(), connection };
+    return { ...(await remote.info(this.mode, VERSION)), connection };
   }
 
+  /** Identifiers for the idList picker (a remote's are typed: none listed). */
   identifiers(assembly: unknown, table: unknown): string[] {
-    return this.meta.identifiers(assembly, table);
+    return this.remote() ? [] : this.meta.identifiers(assembly, table);
   }
 
   run(operation: string, args: unknown, queryId?: string, timeoutMs?: number): Promise<RunResponse> {
-    return this.executor.run(operation, args, { ...(queryId ? { queryId } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    const remote = this.remote();
+    if (!remote) return this.executor.run(operation, args, { ...(queryId ? { queryId } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    return this.runRemote(remote, operation, args, queryId ?? randomUUID(), timeoutMs);
+  }
+
+  /** A query on a remote gateway: the request on this thread's event loop (I/O only), the answer held by a worker. */
+  private async runRemote(remote: RemoteGateway, operation: string, args: unknown, queryId: string, timeoutMs?: number): Promise<RunResponse> {
+    const controller = new AbortController();
+    this.remoteQueries.set(queryId, { controller, started: performance.now() });
+    try {
+      return await remote.run(operation, args, (bytes, meta) => this.executor.hold(bytes, meta), { signal: controller.signal, ...(timeoutMs ? { timeoutMs } : {}) });
+    } catch (e) {
+      return { ok: false, header: errorEnvelope(requestInfo(operation), asTickscopeError(e)).header };
+    } finally {
+      this.remoteQueries.delete(queryId);
+    }
   }
 
   progress(queryId: string): QueryProgress | null {
+    const r = this.remoteQueries.get(queryId);
+    if (r) return { state: 'running', done: 0, total: 0, unit: 'remote', elapsedMs: performance.now() - r.started };
     return this.executor.progress(queryId) ?? null;
   }
 
   cancel(queryId: string): boolean {
+    const r = this.remoteQueries.get(queryId);
+    if (r) {
+      r.controller.abort();
+      return true;
+    }
     return this.executor.cancel(queryId);
   }
 
@@ -70,4 +142,32 @@ export class QueryService {
   close(): Promise<void> {
     return this.executor.close();
   }
+}
+
+/** A remote connection's spec, checked: every field named when wrong. */
+function checkSpec(x: unknown): RemoteConnectionSpec {
+  const o = (x && typeof x === 'object' && !Array.isArray(x) ? x : {}) as Record<string, unknown>;
+  const text = (k: string, required: boolean): string | undefined => {
+    const v = o[k];
+    if (v === undefined || v === '') {
+      if (required) throw new TickscopeError('missingArgument', `${k}: required to connect to a remote gateway`);
+      return undefined;
+    }
+    if (typeof v !== 'string') throw new TickscopeError('badValue', `${k}: expected text, got ${JSON.stringify(v)}`);
+    return v.trim();
+  };
+  const url = (k: string, required: boolean): string | undefined => {
+    const v = text(k, required);
+    if (v === undefined) return undefined;
+    try {
+      const u = new URL(v);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+    } catch {
+      throw new TickscopeError('badValue', `${k}: ${JSON.stringify(v)} is not a URL; expected http(s)://host[:port]`);
+    }
+    return v;
+  };
+  const authUrl = url('authUrl', false);
+  const realm = text('realm', false);
+  return { name: text('name', false) ?? url('baseUrl', true)!, baseUrl: url('baseUrl', true)!, ...(authUrl ? { authUrl } : {}), ...(realm ? { realm } : {}), clientId: text('clientId', true)!, clientSecret: text('clientSecret', true)! };
 }

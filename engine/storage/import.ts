@@ -122,7 +122,7 @@ function rawInt64(v: Vector): BigInt64Array | undefined {
 }
 
 /** Converts an Arrow vector to a column of the declared type. */
-function fromArrow(def: { name: string; type: ColumnType }, v: Vector, file: string): Column {
+export function fromArrow(def: { name: string; type: ColumnType }, v: Vector, file: string): Column {
   const at = (row: number): string => `${file}: row ${row + 1}, column ${def.name}`;
   const n = v.length;
   const typeId = v.type.typeId;

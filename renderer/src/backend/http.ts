@@ -1,5 +1,5 @@
 /** The backend over HTTP, for the app served by `tickscope serve`. */
-import type { AppInfo, BackendApi, ChartRequest, ExportResult, PageResponse, QueryProgress, RunResponse } from '../../../engine/contract';
+import type { AppInfo, BackendApi, ChartRequest, ConnectionInfo, ExportResult, PageResponse, QueryProgress, RunResponse } from '../../../engine/contract';
 
 function token(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="tickscope-token"]')?.content ?? '';
@@ -45,6 +45,10 @@ export function httpBackend(): BackendApi {
     },
     identifiers: (assembly, table) =>
       json<string[]>(`app/api/identifiers?assembly=${encodeURIComponent(assembly)}&table=${encodeURIComponent(table)}`),
+    connections: () => json<ConnectionInfo[]>('app/api/connections'),
+    addConnection: (spec) => json<ConnectionInfo[]>('app/api/connections', { method: 'POST', body: JSON.stringify(spec) }),
+    useConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}/use`, { method: 'POST', body: '{}' }),
+    removeConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     exportCsv: async (resultId, suggestedName): Promise<ExportResult> => {
       // A plain link download: the browser streams the file to disk without holding it in the page.
       const a = document.createElement('a');

@@ -42,6 +42,7 @@ export function StatusBar(): React.JSX.Element {
   const error = useStore((s) => s.error);
   const notice = useStore((s) => s.notice);
   const infoError = useStore((s) => s.infoError);
+  const connection = useStore((s) => s.info?.connection);
   return (
     <footer className="status-bar" data-testid="status">
       {infoError ? (
@@ -62,6 +63,11 @@ export function StatusBar(): React.JSX.Element {
       )}
       <span className="spacer" />
       {notice && <span data-testid="notice">{notice}</span>}
+      {connection && (
+        <span className={connection.kind === 'remote' ? 'connection-name remote' : 'connection-name muted'} data-testid="connection-name" title={connection.url ?? 'queries run in this app'}>
+          {connection.name}
+        </span>
+      )}
     </footer>
   );
 }

@@ -1,6 +1,7 @@
 /** The top bar: operations, Run and Export, with their keyboard shortcuts. */
 import type { OperationName } from '../../../engine/contract';
 import { useStore } from '../store/store';
+import { ConnectionMenu } from './connection-menu';
 
 const isMac = typeof navigator !== 'undefined' && /mac/i.test(navigator.platform);
 export const MOD = isMac ? '⌘' : 'Ctrl';
@@ -30,6 +31,7 @@ export function TopBar(): React.JSX.Element {
         ))}
       </nav>
       <span className="spacer" />
+      <ConnectionMenu />
       <button type="button" className="primary" data-testid="run" disabled={running || !info} onClick={() => void run()} title={`Run (${MOD}+Enter)`}>
         {running ? 'Running…' : 'Run'} <kbd>{MOD}+↵</kbd>
       </button>

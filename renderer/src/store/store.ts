@@ -3,7 +3,7 @@
  * Actions sit beside the state they change.
  */
 import { create } from 'zustand';
-import type { AppInfo, Header, OperationName, OperationSpec, QueryProgress, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, ConnectionInfo, Header, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
 
@@ -39,8 +39,14 @@ export interface AppState {
   chart: ChartChoice;
   selectedRow: number | null;
   notice: string | null;
+  /** The embedded engine and the remote gateways added this session. */
+  connections: readonly ConnectionInfo[];
 
   load(): Promise<void>;
+  /** Connects to a remote gateway and switches to it; the error's message when it fails. */
+  addConnection(spec: RemoteConnectionSpec): Promise<string | null>;
+  /** Switches connection: the forms and results start over from its getMeta. */
+  useConnection(id: string): Promise<void>;
   setAssembly(name: string): void;
   setOperation(op: OperationName): void;
   setField(name: string, value: FormValue): void;
@@ -119,10 +125,35 @@ export const useStore = create<AppState>((set, get) => ({
   chart: { valueColumn: null, volumeColumn: null, id: null },
   selectedRow: null,
   notice: null,
+  connections: [],
+
+  async addConnection(spec) {
+    try {
+      set({ connections: await backend().addConnection(spec) });
+    } catch (e) {
+      return (e as Error).message;
+    }
+    await get().load();
+    return null;
+  },
+
+  async useConnection(id) {
+    if (get().running) return;
+    try {
+      set({ connections: await backend().useConnection(id) });
+    } catch (e) {
+      set({ notice: `Cannot switch connection: ${(e as Error).message}` });
+      return;
+    }
+    await get().load();
+  },
 
   async load() {
     try {
-      const info = await backend().info();
+      // another connection's results and identifiers are not this one's
+      set({ result: null, request: null, error: null, identifiers: {}, selectedRow: null });
+      const [info, connections] = await Promise.all([backend().info(), backend().connections()]);
+      set({ connections });
       const assembly = info.assemblies[0]?.name ?? '';
       const tables = info.assemblies[0]?.tables ?? [];
       const form = initialForm('getTicks', tables);

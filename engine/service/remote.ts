@@ -1,0 +1,209 @@
+/**
+ * A remote gateway speaking the same REST interface (another `tickscope gateway`, or a kdb Insights
+ * service gateway), reached from the app's backend (SPEC 7: never from the page, which CORS would
+ * stop). The backend holds the client secret and the access token, renews the token before it
+ * expires (and once more on a 401), asks results as Arrow in UTC and keeps them in an executor worker
+ * like any local result, rendered in the outputTZ the user asked for, so instants stay exact.
+ */
+import { type Table as ArrowTable, tableFromIPC, Type, type Vector } from 'apache-arrow';
+import type { AppInfo, Header, RemoteConnectionSpec, RunResponse } from '../contract.js';
+import type { ColumnType } from '../core/column.js';
+import { TickscopeError } from '../core/errors.js';
+import { Table } from '../core/table.js';
+import { requestInfo } from '../gateway/envelope.js';
+import type { QueryResult } from '../ops/result.js';
+import { OPERATIONS, operationByName } from '../registry/operations.js';
+import { fromArrow } from '../storage/import.js';
+
+const ARROW = 'application/vnd.apache.arrow.stream';
+
+/** What the worker needs to turn a remote's Arrow answer into a held result. */
+export interface RemoteResultMeta {
+  readonly api: string;
+  readonly outputTZ: string;
+  readonly tableName: string;
+  readonly timeColumn: string | null;
+  readonly idColumn: string;
+  readonly groupColumns?: readonly string[];
+  /** the remote's header (its corr, its window in UTC) */
+  readonly header: Header | null;
+}
+
+/** Our column type of an Arrow field. */
+function columnType(v: Vector): ColumnType {
+  const t = v.type;
+  switch (t.typeId) {
+    case Type.Timestamp:
+      return 'timestamp';
+    case Type.Duration:
+      return 'timespan';
+    case Type.Int:
+      return (t as unknown as { bitWidth: number }).bitWidth === 64 ? 'long' : 'int';
+    case Type.Float:
+      return 'float';
+    case Type.Bool:
+      return 'boolean';
+    case Type.Date:
+      return 'date';
+    case Type.Dictionary:
+      return 'symbol';
+    case Type.Utf8:
+    case Type.LargeUtf8:
+      return 'string';
+    case Type.List:
+      return 'float[]';
+    default:
+      throw new TickscopeError('badRequest', `the remote answered a column of Arrow type ${String(t)}, which Tickscope does not read`);
+  }
+}
+
+/** An instant of the remote's header (UTC text, 9 fractional digits) in ns. */
+function headerInstant(text: string | undefined): bigint | undefined {
+  const m = text ? /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(text) : null;
+  if (!m) return undefined;
+  return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));
+}
+
+/** A remote's Arrow answer as a result (runs in the worker that will hold it). */
+export function remoteResult(bytes: Uint8Array, meta: RemoteResultMeta): { result: QueryResult; req: ReturnType<typeof requestInfo> } {
+  let at: ArrowTable;
+  try {
+    at = tableFromIPC(bytes);
+  } catch (e) {
+    throw new TickscopeError('badRequest', `the remote's Arrow answer does not read (${(e as Error).message})`);
+  }
+  const names = at.schema.fields.map((f) => f.name);
+  const columns = names.map((name) => {
+    const v = at.getChild(name)!;
+    return fromArrow({ name, type: columnType(v) }, v, 'the remote answer');
+  });
+  const start = headerInstant(meta.header?.startTS);
+  const end = headerInstant(meta.header?.endTS);
+  const result: QueryResult = {
+    table: new Table(names, columns, at.numRows),
+    outputTZ: meta.outputTZ,
+    ...(start !== undefined && end !== undefined ? { window: { start, end } } : {}),
+    tableName: meta.tableName,
+    timeColumn: meta.timeColumn,
+    idColumn: meta.idColumn,
+    ...(meta.groupColumns ? { groupColumns: meta.groupColumns } : {}),
+  };
+  return { result, req: requestInfo(meta.api, meta.header?.corr) };
+}
+
+/** A connection to a remote gateway: its token and its getMeta. */
+export class RemoteGateway {
+  private token: { value: string; renewAt: number } | null = null;
+  private meta: AppInfo | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly spec: RemoteConnectionSpec,
+  ) {}
+
+  get base(): string {
+    return this.spec.baseUrl.replace(/\/+$/, '');
+  }
+
+  get tokenUrl(): string {
+    return `${(this.spec.authUrl || this.spec.baseUrl).replace(/\/+$/, '')}/auth/realms/${encodeURIComponent(this.spec.realm || 'tickscope')}/protocol/openid-connect/token`;
+  }
+
+  /** A valid access token (renewed 30 s before it expires, or when `renew`). */
+  async accessToken(renew = false): Promise<string> {
+    if (this.token && !renew && Date.now() < this.token.renewAt) return this.token.value;
+    let res: Response;
+    try {
+      res = await fetch(this.tokenUrl, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.spec.clientId, client_secret: this.spec.clientSecret }),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (e) {
+      throw new TickscopeError('badRequest', `${this.spec.name}: the token endpoint ${this.tokenUrl} does not answer (${(e as Error).message})`);
+    }
+    const body = (await res.json().catch(() => null)) as { access_token?: string; expires_in?: number; error_description?: string; error?: string } | null;
+    if (!res.ok || !body?.access_token) {
+      throw new TickscopeError('unauthorized', `${this.spec.name}: the token endpoint refused the client (${res.status} ${body?.error_description ?? body?.error ?? res.statusText})`);
+    }
+    const ttl = Math.max(10, Number(body.expires_in ?? 300));
+    this.token = { value: body.access_token, renewAt: Date.now() + (ttl - Math.min(30, ttl / 2)) * 1000 };
+    return body.access_token;
+  }
+
+  /** POSTs to the remote with the token (renewed once on a 401). */
+  private async post(path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.accessToken(attempt > 0);
+      let res: Response;
+      try {
+        res = await fetch(`${this.base}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+          ...(signal ? { signal } : {}),
+        });
+      } catch (e) {
+        if (signal?.aborted) throw new TickscopeError('cancelled', 'the query was cancelled');
+        throw new TickscopeError('badRequest', `${this.spec.name}: ${this.base} does not answer (${(e as Error).message})`);
+      }
+      if (res.status !== 401 || attempt > 0) return res;
+    }
+  }
+
+  /**
+   * The remote's getMeta in the shape the forms read; a remote that answers another shape (or none)
+   * gets the local registry's operations and no tables, so the forms take table and column names as
+   * free text.
+   */
+  async info(mode: AppInfo['mode'], version: string, refresh = false): Promise<AppInfo> {
+    if (this.meta && !refresh) return this.meta;
+    const res = await this.post('/servicegateway/kxi/getMeta', {});
+    if (res.status === 401 || res.status === 403) {
+      throw new TickscopeError('unauthorized', `${this.spec.name}: getMeta refused the token (${res.status})`);
+    }
+    const body = (await res.json().catch(() => null)) as { payload?: Partial<AppInfo> } | null;
+    const p = body?.payload;
+    this.meta =
+      res.ok && p && Array.isArray(p.assemblies) && Array.isArray(p.operations)
+        ? { version: String(p.version ?? version), mode, assemblies: p.assemblies, operations: p.operations }
+        : { version, mode, assemblies: [{ name: this.spec.name, tables: [], filterRules: [], summaryFunctions: [] }], operations: OPERATIONS };
+    return this.meta;
+  }
+
+  /**
+   * Runs an operation on the remote, asking Arrow in UTC; `hold` keeps the answer in a worker (the
+   * result renders in the outputTZ asked).
+   */
+  async run(operation: string, args: unknown, hold: (bytes: Uint8Array, meta: RemoteResultMeta) => Promise<RunResponse>, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<RunResponse> {
+    const spec = operationByName(operation);
+    const given = (args && typeof args === 'object' && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
+    const outputTZ = typeof given['outputTZ'] === 'string' && given['outputTZ'] ? given['outputTZ'] : 'UTC';
+    const res = await this.post(spec.restPaths[0]!, { ...given, outputTZ: 'UTC' }, { accept: ARROW, ...(opts.timeoutMs ? { timeout: String(opts.timeoutMs) } : {}) }, opts.signal);
+    const type = res.headers.get('content-type') ?? '';
+    if (!res.ok || !type.includes(ARROW)) {
+      const body = (await res.json().catch(() => null)) as { header?: Header } | null;
+      if (body?.header && body.header.rc !== 0) return { ok: false, header: body.header };
+      throw new TickscopeError('badRequest', `${this.spec.name}: ${spec.restPaths[0]} answered ${res.status} ${type || 'without a content type'}`);
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    let header: Header | null = null;
+    try {
+      header = JSON.parse(tableFromIPC(bytes).schema.metadata.get('header') ?? 'null') as Header | null;
+    } catch {
+      header = null;
+    }
+    const table = typeof given['table'] === 'string' ? given['table'] : '';
+    const info = this.meta?.assemblies.flatMap((a) => a.tables).find((t) => t.name === table);
+    const idColumn = info?.idColumn ?? 'instrumentID';
+    return hold(bytes, {
+      api: spec.ipcNames[0]!,
+      outputTZ,
+      tableName: table,
+      timeColumn: spec.name === 'getTicks' ? (info?.timeColumn ?? null) : given['granularityUnit'] ? (info?.timeColumn ?? null) : null,
+      idColumn,
+      ...(spec.name === 'getStats' ? { groupColumns: Array.isArray(given['groupBy']) ? (given['groupBy'] as string[]) : [idColumn] } : {}),
+      header,
+    });
+  }
+}

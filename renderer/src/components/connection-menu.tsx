@@ -1,0 +1,126 @@
+/**
+ * Where queries go: the embedded engine or a remote gateway (SPEC 7). The menu switches connection;
+ * "Add remote gateway…" opens a dialog whose secret goes to the app's backend once and is never kept
+ * in the page (the backend gets the tokens and renews them).
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { RemoteConnectionSpec } from '../../../engine/contract';
+import { useStore } from '../store/store';
+
+const ADD = '__add';
+
+function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
+  const addConnection = useStore((s) => s.addConnection);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  // the dialog is the innermost thing: Escape closes it and goes no further (wherever focus is)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape') return;
+      e.stopPropagation();
+      e.preventDefault();
+      onClose();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [onClose]);
+  const submit = async (e: React.FormEvent<HTMLFormElement>): Promise<void> => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const text = (k: string): string => String(f.get(k) ?? '').trim();
+    const spec: RemoteConnectionSpec = {
+      name: text('name') || text('baseUrl'),
+      baseUrl: text('baseUrl'),
+      ...(text('authUrl') ? { authUrl: text('authUrl') } : {}),
+      realm: text('realm') || 'tickscope',
+      clientId: text('clientId'),
+      clientSecret: String(f.get('clientSecret') ?? ''),
+    };
+    setBusy(true);
+    const failed = await addConnection(spec);
+    setBusy(false);
+    if (failed) setError(failed);
+    else onClose();
+  };
+  return (
+    <div className="modal-backdrop">
+      <form className="modal" role="dialog" aria-modal="true" aria-label="Add a remote gateway" data-testid="remote-dialog" onSubmit={(e) => void submit(e)}>
+        <h2>Add a remote gateway</h2>
+        <p className="muted">A service speaking the same REST interface: another <code>tickscope gateway</code> or a kdb Insights gateway. The secret goes to the app&apos;s backend, which asks for tokens and renews them; it is not kept in this page.</p>
+        <label>
+          <span>Name</span>
+          <input ref={first} name="name" placeholder="research gateway" autoComplete="off" />
+        </label>
+        <label>
+          <span>Gateway URL</span>
+          <input name="baseUrl" required placeholder="https://gateway.example.com" autoComplete="off" />
+        </label>
+        <label>
+          <span>Auth URL</span>
+          <input name="authUrl" placeholder="the gateway URL" autoComplete="off" />
+        </label>
+        <label>
+          <span>Realm</span>
+          <input name="realm" placeholder="tickscope" autoComplete="off" />
+        </label>
+        <label>
+          <span>Client ID</span>
+          <input name="clientId" required autoComplete="off" />
+        </label>
+        <label>
+          <span>Client secret</span>
+          <input name="clientSecret" type="password" required autoComplete="off" />
+        </label>
+        {error && (
+          <p className="error-text" role="alert" data-testid="remote-error">
+            {error}
+          </p>
+        )}
+        <div className="modal-buttons">
+          <button type="button" onClick={onClose}>
+            Cancel <kbd>Esc</kbd>
+          </button>
+          <button type="submit" className="primary" disabled={busy} data-testid="remote-connect">
+            {busy ? 'Connecting…' : 'Connect'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+export function ConnectionMenu(): React.JSX.Element | null {
+  const connections = useStore((s) => s.connections);
+  const useConnection = useStore((s) => s.useConnection);
+  const running = useStore((s) => s.running);
+  const [adding, setAdding] = useState(false);
+  const close = useCallback(() => setAdding(false), []);
+  if (connections.length === 0) return null;
+  const active = connections.find((c) => c.active)?.id ?? 'embedded';
+  return (
+    <>
+      <label className="connection" title="Where queries run: the embedded engine or a remote gateway">
+        <span className="muted">on</span>
+        <select
+          data-testid="connection"
+          value={active}
+          disabled={running}
+          onChange={(e) => {
+            if (e.target.value === ADD) setAdding(true);
+            else void useConnection(e.target.value);
+          }}
+        >
+          {connections.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.kind === 'remote' && c.url ? `${c.name} (${new URL(c.url).host})` : c.name}
+            </option>
+          ))}
+          <option value={ADD}>Add remote gateway…</option>
+        </select>
+      </label>
+      {adding && <RemoteDialog onClose={close} />}
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * End to end: the app against a remote gateway (SPEC 7). A second demo database served by
+ * `tickscope gateway` (a process, its client added by `tickscope clients add`); in Chromium the user
+ * adds the remote connection (a wrong secret first: the dialog says why), runs a query on it and gets
+ * the remote's rows, exactly as `tickscope call` gives them on the remote's database, the status line
+ * naming the connection; then switches back to the embedded engine.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, ARTIFACTS, callPayload, CLI, openApp } from './harness.js';
+
+let app: App;
+let page: Page;
+let gateway: ChildProcess;
+let gatewayUrl = '';
+let remoteDb = '';
+const SECRET = 'e2e-remote-secret-0001';
+
+beforeAll(async () => {
+  app = await openApp(['--days', '1', '--instruments', '4', '--trades-per-day', '8000'], 'tickscope-e2e-remote-');
+  page = app.page;
+  remoteDb = join(app.dir, 'remote');
+  execFileSync(process.execPath, [CLI, 'demo', '--db', remoteDb, '--seed', '7', '--days', '1', '--instruments', '6', '--trades-per-day', '12000'], { stdio: 'ignore' });
+  const clients = join(app.dir, 'clients.json');
+  execFileSync(process.execPath, [CLI, 'clients', 'add', '--clients', clients, '--id', 'desk', '--secret', '-'], { input: `${SECRET}\n` });
+  gateway = spawn(process.execPath, [CLI, 'gateway', '--db', remoteDb, '--port', '0', '--ipc-port', '0', '--clients', clients, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  gatewayUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    gateway.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /REST at (http:\/\/[^/]+)\//.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    gateway.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
+  });
+});
+
+afterAll(async () => {
+  gateway?.kill();
+  await app?.close();
+});
+
+async function fillRemote(p: Page, secret: string): Promise<void> {
+  await p.selectOption('[data-testid="connection"]', '__add');
+  await p.waitForSelector('[data-testid="remote-dialog"]');
+  await p.fill('[data-testid="remote-dialog"] input[name="name"]', 'research');
+  await p.fill('[data-testid="remote-dialog"] input[name="baseUrl"]', gatewayUrl);
+  await p.fill('[data-testid="remote-dialog"] input[name="clientId"]', 'desk');
+  await p.fill('[data-testid="remote-dialog"] input[name="clientSecret"]', secret);
+  await p.click('[data-testid="remote-connect"]');
+}
+
+describe('the app against a remote gateway', () => {
+  it('adds the connection (a wrong secret is refused with the reason), runs on it, and switches back', async () => {
+    expect(await page.locator('[data-testid="connection-name"]').textContent()).toBe('Embedded engine');
+    await fillRemote(page, 'not-the-secret');
+    const refused = await page.waitForSelector('[data-testid="remote-error"]');
+    expect(await refused.textContent()).toMatch(/refused the client \(401 unknown client or wrong secret\)/);
+    for (const [width, height] of [[1280, 800], [1600, 1000]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.screenshot({ path: join(ARTIFACTS, `remote-dialog-${width}.png`) });
+    }
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-testid="remote-dialog"]', { state: 'detached' });
+
+    await fillRemote(page, SECRET);
+    await page.waitForSelector('[data-testid="remote-dialog"]', { state: 'detached' });
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'research');
+    await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: join(ARTIFACTS, 'remote-connected-1280.png') });
+
+    await page.selectOption('[data-testid="arg-table"]', 'Trade');
+    await page.fill('[data-testid="arg-startTS"]', '2024.03.06D14:30:00');
+    await page.fill('[data-testid="arg-endTS"]', '2024.03.06D15:30:00');
+    await page.fill('[data-testid="arg-idList"]', 'AAPL, MSFT');
+    await page.fill('[data-testid="arg-columns"]', 'instrumentID, price, volume, exchTime');
+    await page.keyboard.press('Control+Enter');
+    const status = await page.waitForSelector('[data-testid="rows"]');
+    const shown = Number((await status.textContent())!.split(' rows')[0]!.replace(/,/g, ''));
+    const body = (await page.locator('[data-testid="request-preview"]').textContent())!;
+    const remoteRows = callPayload(remoteDb, body);
+    const localRows = callPayload(app.db, body);
+    expect(remoteRows.length).toBeGreaterThan(50);
+    expect(remoteRows.length).not.toBe(localRows.length);
+    expect(shown).toBe(remoteRows.length);
+    // the grid shows the remote's rows, timestamps exact to the nanosecond in the zone asked
+    await page.waitForFunction(() => !document.querySelector('[data-row="0"]')?.textContent?.includes('…'));
+    const firstRow = await page.locator('[data-row="0"] .grid-cell').allTextContents();
+    expect(firstRow).toEqual(['1', ...Object.values(remoteRows[0]!).map((v) => (v === null ? '' : String(v)))]);
+    expect(firstRow[1]).toMatch(/^2024-03-06T14:30:\d{2}\.\d{9}$/);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'remote-result-1600.png') });
+
+    await page.selectOption('[data-testid="connection"]', 'embedded');
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'Embedded engine');
+  });
+});

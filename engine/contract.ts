@@ -79,6 +79,9 @@ export interface ConnectionInfo {
   /** the remote's base URL (null for the embedded engine) */
   readonly url: string | null;
   readonly active: boolean;
+  /** a remote's token endpoint and client id ("Copy as" writes them; the secret never leaves the backend) */
+  readonly tokenUrl?: string;
+  readonly clientId?: string;
 }
 
 /** A remote gateway to connect to (SPEC 7): the secret stays on the app's backend, never in the page after this call. */

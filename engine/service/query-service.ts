@@ -40,7 +40,7 @@ export class QueryService {
   /** The connections: the embedded engine first, then the remotes in the order added. */
   connections(): ConnectionInfo[] {
     const embedded: ConnectionInfo = { id: EMBEDDED, name: 'Embedded engine', kind: 'embedded', url: null, active: this.active === EMBEDDED };
-    return [embedded, ...[...this.remotes.values()].map((r): ConnectionInfo => ({ id: r.id, name: r.spec.name, kind: 'remote', url: r.base, active: this.active === r.id }))];
+    return [embedded, ...[...this.remotes.values()].map((r): ConnectionInfo => ({ id: r.id, name: r.spec.name, kind: 'remote', url: r.base, active: this.active === r.id, tokenUrl: r.tokenUrl, clientId: r.spec.clientId }))];
   }
 
   /** Connects to a remote gateway (a token and its getMeta first, so a wrong URL or secret fails here) and makes it active. */

@@ -94,6 +94,24 @@ describe('the app against a remote gateway', () => {
     await page.setViewportSize({ width: 1600, height: 1000 });
     await page.screenshot({ path: join(ARTIFACTS, 'remote-result-1600.png') });
 
+    // Copy as curl: the remote's token endpoint and client id, the secret as $CLIENT_SECRET only
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.evaluate(() => document.querySelector<HTMLDetailsElement>('details.preview')!.setAttribute('open', ''));
+    // (the columns field still has focus from typing: its list closing on blur moves the form)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.click('[data-testid="copy-curl"]');    await page.waitForSelector('text=copied as curl');
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toContain(`'${gatewayUrl}/auth/realms/tickscope/protocol/openid-connect/token' -d grant_type=client_credentials -d client_id='desk'`);
+    expect(curl).toContain(`'${gatewayUrl}/servicegateway/fsi/getTicks'`);
+    expect(curl).toContain('$CLIENT_SECRET');
+    expect(curl).not.toContain(SECRET);
+    await page.click('[data-testid="copy-q"]');
+    await page.waitForSelector('text=copied as q');
+    const q = await page.evaluate(() => navigator.clipboard.readText());
+    expect(q.startsWith('/ h:hopen `:127.0.0.1:5010:desk:SECRET'), q).toBe(true);
+    expect(q.split('\n')[1], q).toMatch(/^h\(`\.fsi\.getTicks; `table`startTS`endTS`columns`idList!\(`Trade;2024\.03\.06D14:30:00;2024\.03\.06D15:30:00;`instrumentID`price`volume`exchTime;`AAPL`MSFT\)\)$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'remote-copy-as-1600.png') });
+
     await page.selectOption('[data-testid="connection"]', 'embedded');
     await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'Embedded engine');
   });

@@ -3,8 +3,9 @@
  * with its doc as a tooltip, its default as a placeholder and a widget picked by its declared
  * `widget`. A new argument in the registry shows up here without UI code.
  */
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
+import { asCurl, asQ, asRestJson } from '../form/copy-as';
 import { type FormValue, type FormValues, textOf } from '../form/values';
 import { buildArgs } from '../store/request';
 import { operationSpec, tablesOf, useStore } from '../store/store';
@@ -47,7 +48,54 @@ function Preview({ op, values }: { readonly op: OperationSpec; readonly values: 
       <code data-testid="request-preview" className={bad ? 'error-text' : ''}>
         {body}
       </code>
+      {!bad && <CopyAs op={op} values={values} />}
     </details>
+  );
+}
+
+/** Puts text on the clipboard: the Clipboard API, else a selected textarea and the copy command. */
+async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard) {
+      const done = await Promise.race([navigator.clipboard.writeText(text).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 1000))]);
+      if (done) return true;
+    }
+  } catch {
+    // refused: try the copy command
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.appendChild(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  return ok;
+}
+
+/** Copies the request as REST JSON, curl commands or a q expression (the secret never written). */
+function CopyAs({ op, values }: { readonly op: OperationSpec; readonly values: FormValues }): React.JSX.Element {
+  const connection = useStore((s) => s.info?.connection);
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = (what: string, text: string): void => {
+    void copyText(text).then((ok) => setCopied(ok ? `copied as ${what}` : 'the browser refused the clipboard'));
+  };
+  const args = (): Record<string, unknown> => buildArgs(op, values);
+  return (
+    <div className="copy-as">
+      <span className="muted">Copy as</span>
+      <button type="button" data-testid="copy-json" onClick={() => copy('REST JSON', asRestJson(args()))}>
+        REST JSON
+      </button>
+      <button type="button" data-testid="copy-curl" title="curl with the token request; the secret as $CLIENT_SECRET" onClick={() => copy('curl', asCurl(op, args(), connection))}>
+        curl
+      </button>
+      <button type="button" data-testid="copy-q" title="a q expression for a gateway handle h" onClick={() => copy('q', asQ(op, args(), connection))}>
+        q
+      </button>
+      {copied && <span className="muted">{copied}</span>}
+    </div>
   );
 }
 

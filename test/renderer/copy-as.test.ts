@@ -53,5 +53,4 @@ describe('copy as', () => {
     );
     expect(q).toContain('hopen `:gw.example.com:5010:desk:SECRET');
   });
-  });
 });

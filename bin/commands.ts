@@ -221,7 +221,12 @@ export const COMMANDS: readonly Command[] = [
         host: (values['host'] as string | undefined) ?? '127.0.0.1',
       });
       console.log(`Tickscope is serving ${service.databases.map((d) => d.name).join(', ')} at ${server.url} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
+      const { startEmbeddedGateway } = await import('../engine/gateway/embedded.js');
+      const { userDataDir } = await import('../engine/service/user-data.js');
+      const gateway = await startEmbeddedGateway(service, service.executor.settings, userDataDir());
+      if (gateway) console.log(gateway.summary);
       await server.closed;
+      await gateway?.close();
       await service.close();
       return 0;
     },

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { ProcessSettings } from '../engine/executor/settings.js';
 import { serve } from '../engine/server/serve.js';
 import { QueryService } from '../engine/service/query-service.js';
-import { ensureDemoDatabase } from '../engine/service/user-data.js';
+import { startEmbeddedGateway } from '../engine/gateway/embedded.js';
+import { ensureDemoDatabase, userDataDir } from '../engine/service/user-data.js';
 
 /** The Electron binary path, or why there is none. */
 export function findElectron(): { path: string } | { missing: string } {
@@ -37,7 +38,10 @@ export async function startApp(opts: { dbs: string[]; port: number; settings: Pr
   const service = await QueryService.start(dbs, opts.settings, 'browser');
   const server = await serve(service, { port: opts.port, host: '127.0.0.1' });
   console.log(`Open ${server.url} in your browser (Ctrl+C to stop).`);
+  const gateway = await startEmbeddedGateway(service, opts.settings, userDataDir());
+  if (gateway) console.log(gateway.summary);
   await server.closed;
+  await gateway?.close();
   await service.close();
   return 0;
 }

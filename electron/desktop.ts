@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { BackendApi, ChartRequest } from '../engine/contract.js';
 import { TickscopeError } from '../engine/core/errors.js';
 import { Engine } from '../engine/engine.js';
+import { startEmbeddedGateway } from '../engine/gateway/embedded.js';
 import { Executor } from '../engine/executor/executor.js';
 import type { ProcessSettings } from '../engine/executor/settings.js';
 import { QueryService } from '../engine/service/query-service.js';
@@ -118,6 +119,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     // the main process only relays: queries run on the executor's workers
     const service = new QueryService(Engine.open(dbs), await Executor.start(dbs, opts.settings), 'electron');
     app.on('will-quit', () => void service.close());
+    // the gateway setting: the same engine served on loopback to scripts and q sessions
+    const gateway = await startEmbeddedGateway(service, opts.settings, opts.userDataDir);
+    if (gateway) {
+      app.on('will-quit', () => void gateway.close());
+      void dialog.showMessageBox({ type: 'info', title: 'Tickscope gateway', message: 'Tickscope is serving its engine as a gateway', detail: gateway.summary });
+    }
     return service;
   })();
   ready.catch((e: unknown) => dialog.showErrorBox('Tickscope could not open its database', String((e as Error).message ?? e)));

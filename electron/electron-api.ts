@@ -68,6 +68,7 @@ export interface ElectronApi {
       options: { title: string; defaultPath: string; filters: Array<{ name: string; extensions: string[] }> },
     ): Promise<{ canceled: boolean; filePath?: string }>;
     showErrorBox(title: string, content: string): void;
+    showMessageBox(options: { type: 'info'; title: string; message: string; detail: string }): Promise<unknown>;
   };
   Menu: {
     buildFromTemplate(template: MenuItemTemplate[]): unknown;

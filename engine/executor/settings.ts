@@ -25,6 +25,10 @@ export interface ProcessSettings {
   readonly cacheBytes: number;
   /** Rows (estimated) from which a getTicks or getStats splits across idle workers. */
   readonly splitMinRows: number;
+  /** The app (desktop, start, serve) also serves its engine as a REST gateway on this loopback port (0: off). */
+  readonly gatewayPort: number;
+  /** ... and as a kdb+ IPC gateway on this loopback port (0: off). */
+  readonly gatewayIpcPort: number;
 }
 
 interface SettingDef {
@@ -42,6 +46,8 @@ export const SETTINGS: Readonly<Record<keyof ProcessSettings, SettingDef>> = {
   maxResultRows: { doc: 'rows a result may hold; a query selecting more stops with ac 42', min: 1, fallback: () => 100_000_000 },
   maxResultBytes: { doc: 'bytes a result\u2019s columns may hold; past it the query stops with ac 42', min: 1, fallback: () => Math.floor(totalmem() / 2) },
   cacheBytes: { doc: 'the column cache\u2019s bound in bytes (TICKSCOPE_CACHE_MB gives it in MiB)', min: 0, fallback: () => 4096 * 1024 * 1024 },
+  gatewayPort: { doc: 'the app also serves its engine as a REST gateway (OAuth2 tokens) on this loopback port; 0: off', min: 0, fallback: () => 0 },
+  gatewayIpcPort: { doc: 'the app also serves its engine over kdb+ IPC on this loopback port; 0: off', min: 0, fallback: () => 0 },
   splitMinRows: { doc: 'rows (estimated from the partitions the window touches) from which a getTicks or getStats splits across idle workers by identifier ranges', min: 1, fallback: () => 100_000 },
 };
 
@@ -106,5 +112,7 @@ export function loadSettings(src: SettingsSources = {}): ProcessSettings {
     maxResultBytes: values.maxResultBytes ?? SETTINGS.maxResultBytes.fallback(),
     cacheBytes: values.cacheBytes ?? SETTINGS.cacheBytes.fallback(),
     splitMinRows: values.splitMinRows ?? SETTINGS.splitMinRows.fallback(),
+    gatewayPort: values.gatewayPort ?? 0,
+    gatewayIpcPort: values.gatewayIpcPort ?? 0,
   };
 }

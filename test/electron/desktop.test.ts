@@ -26,6 +26,7 @@ function mockElectron(savePath: string | undefined) {
     userData: '',
     openHandler: undefined as undefined | ((d: { url: string }) => { action: string }),
     navigate: undefined as undefined | ((e: { preventDefault(): void }, url: string) => void),
+    messages: [] as Array<{ title: string; detail: string }>,
   };
   class BrowserWindow {
     readonly webContents = {
@@ -56,6 +57,7 @@ function mockElectron(savePath: string | undefined) {
     dialog: {
       showSaveDialog: () => Promise.resolve(savePath ? { canceled: false, filePath: savePath } : { canceled: true }),
       showErrorBox: () => undefined,
+      showMessageBox: (o) => Promise.resolve(void calls.messages.push({ title: o.title, detail: o.detail })),
     },
     Menu: { buildFromTemplate: (t) => (calls.menu = t), setApplicationMenu: () => undefined },
     shell: { openExternal: (url) => Promise.resolve(void calls.external.push(url)) },
@@ -69,7 +71,7 @@ const TRADES = csv(['eventTimestamp', 'instrumentID', 'price', 'volume'], [
   ['2024.03.06D14:30:00.000000001', 'MSFT', '401.25', '7'],
 ]);
 
-async function start(savePath?: string, dbs?: string[]) {
+async function start(savePath?: string, dbs?: string[], over: Partial<ReturnType<typeof loadSettings>> = {}) {
   const { electron, calls } = mockElectron(savePath);
   let demoCalls = 0;
   const demoDb = makeDb({ Trade: TRADES }, 'demo');
@@ -82,7 +84,7 @@ async function start(savePath?: string, dbs?: string[]) {
       demoCalls++;
       return demoDb.dir;
     },
-    settings: { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1 },
+    settings: { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, ...over },
   });
   services.push(await desktop.ready);
   const invoke = (channel: string, ...args: unknown[]): Promise<unknown> =>
@@ -95,7 +97,33 @@ afterAll(async () => {
   for (const s of services) await s.close();
 });
 
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 describe('desktop app (electron mocked)', () => {
+  it('serves its engine as a gateway on loopback when the setting asks, telling the user its one-off client once', async () => {
+    const port = await freePort();
+    const { calls } = await start(undefined, undefined, { gatewayPort: port });
+    expect(calls.messages).toHaveLength(1);
+    const detail = calls.messages[0]!.detail;
+    expect(detail).toContain(`REST at http://127.0.0.1:${port}/servicegateway/fsi/<operation>`);
+    const [, id, secret] = /client_id (\S+)\s+client_secret (\S+)/.exec(detail)!;
+    const tok = await fetch(`http://127.0.0.1:${port}/auth/realms/tickscope/protocol/openid-connect/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id!, client_secret: secret! }) });
+    const { access_token } = (await tok.json()) as { access_token: string };
+    const r = await fetch(`http://127.0.0.1:${port}/servicegateway/fsi/getTicks`, { method: 'POST', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ table: 'Trade' }) });
+    expect(((await r.json()) as { payload: unknown[] }).payload).toHaveLength(2);
+    // off by default
+    expect((await start()).calls.messages).toHaveLength(0);
+  });
+
   it('opens one locked-down window on the built renderer', async () => {
     const { calls } = await start();
     expect(calls.windows).toHaveLength(1);

@@ -47,7 +47,8 @@ interface Call {
   readonly params: readonly unknown[];
   readonly resolve: (v: unknown) => void;
   readonly reject: (e: TickscopeError) => void;
-  readonly onChunk?: (text: string) => void;
+  /** Takes a streamed chunk; a promise holds the worker back until it settles (the reader is slow). */
+  readonly onChunk?: (text: string) => void | Promise<void>;
   slot?: Slot;
 }
 
@@ -83,6 +84,8 @@ interface PartState {
 interface Slot {
   worker: Worker;
   readonly flags: Int32Array;
+  /** Chunks of the running call taken by the caller (the worker's flow control). */
+  readonly flowCount: Int32Array;
   /** What its workers start with (each also gets its own store line). */
   readonly init: WorkerInit;
   readonly calls: Map<number, Call>;
@@ -153,8 +156,9 @@ export class Executor {
 
   private spawn(): Slot {
     const cancel = new SharedArrayBuffer(8);
-    const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel };
-    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false, part: null };
+    const flow = new SharedArrayBuffer(8);
+    const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel, flow };
+    const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), flowCount: new Int32Array(flow), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false, part: null };
     this.attach(slot);
     return slot;
   }
@@ -272,7 +276,16 @@ export class Executor {
         }
         return undefined;
       }
-      if (m.kind === 'chunk') return call.onChunk?.(m.text);
+      if (m.kind === 'chunk') {
+        const taken = (): void => {
+          Atomics.add(slot.flowCount, 0, 1);
+          Atomics.notify(slot.flowCount, 0);
+        };
+        const r = call.onChunk?.(m.text);
+        if (r instanceof Promise) void r.then(taken, taken);
+        else taken();
+        return undefined;
+      }
       slot.calls.delete(m.id);
       if (m.kind === 'done') call.resolve(m.value);
       else call.reject(new TickscopeError(m.error.kind, m.error.message));
@@ -320,7 +333,7 @@ export class Executor {
     void slot.ready.then(() => this.pump(), () => undefined);
   }
 
-  private post(slot: Slot, method: WorkerMethod, params: readonly unknown[], onChunk?: (text: string) => void): { call: Call; promise: Promise<unknown> } {
+  private post(slot: Slot, method: WorkerMethod, params: readonly unknown[], onChunk?: (text: string) => void | Promise<void>): { call: Call; promise: Promise<unknown> } {
     let call!: Call;
     const promise = new Promise<unknown>((resolve, reject) => {
       call = { id: this.nextId++, method, params, resolve, reject, ...(onChunk ? { onChunk } : {}), slot };
@@ -428,7 +441,7 @@ export class Executor {
    * Arrow IPC bytes with the header in the schema's metadata. A failure answers the error's header
    * (nothing was streamed).
    */
-  envelope(operation: string, args: unknown, request: EnvelopeRequest, onChunk: (text: string) => void, opts: RunOptions = {}): Promise<EnvelopeResponse> {
+  envelope(operation: string, args: unknown, request: EnvelopeRequest, onChunk: (text: string) => void | Promise<void>, opts: RunOptions = {}): Promise<EnvelopeResponse> {
     return this.submit<EnvelopeResponse>(
       'envelope',
       operation,
@@ -468,7 +481,7 @@ export class Executor {
     done: (v: unknown, slot: Slot) => T,
     failed: (e: TickscopeError) => T,
     extra: readonly unknown[] = [],
-    onChunk?: (text: string) => void,
+    onChunk?: (text: string) => void | Promise<void>,
   ): Promise<T> {
     const queryId = opts.queryId ?? `q${this.nextId}`;
     if (this.queries.has(queryId)) return Promise.resolve(failed(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
@@ -647,14 +660,17 @@ export class Executor {
 
   /** A result as CSV, chunk by chunk, rendered in its worker. */
   async *csv(resultId: unknown): AsyncGenerator<string, void, void> {
-    const chunks: string[] = [];
+    // each chunk is "taken" when the reader pulls it: the worker stays at most FLOW_WINDOW ahead
+    const chunks: Array<{ readonly text: string; readonly taken: () => void }> = [];
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: unknown = null;
-    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (text) => {
-      chunks.push(text);
-      wake?.();
-    });
+    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (text) =>
+      new Promise<void>((taken) => {
+        chunks.push({ text, taken });
+        wake?.();
+      }),
+    );
     promise.then(
       () => {
         finished = true;
@@ -666,13 +682,23 @@ export class Executor {
         wake?.();
       },
     );
-    for (;;) {
-      while (chunks.length) yield chunks.shift()!;
-      if (finished) break;
-      await new Promise<void>((r) => (wake = r));
-      wake = null;
+    const next = (): string => {
+      const c = chunks.shift()!;
+      c.taken();
+      return c.text;
+    };
+    try {
+      for (;;) {
+        while (chunks.length) yield next();
+        if (finished) break;
+        await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+      while (chunks.length) yield next();
+    } finally {
+      // a reader that stops early releases the worker
+      for (const c of chunks.splice(0)) c.taken();
     }
-    while (chunks.length) yield chunks.shift()!;
     if (failure) throw failure;
   }
 

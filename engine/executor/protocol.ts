@@ -47,6 +47,12 @@ export interface WorkerInit {
   readonly parts?: PartsLine;
   /** Int32Array over it: [0] the id of the call to stop (0: none), [1] why (1 cancelled, 2 timeout). */
   readonly cancel: SharedArrayBuffer;
+  /**
+   * Int32Array over it: [0] chunks of the running call the executor's caller has taken. A worker
+   * streaming chunks (CSV, the gateway's JSON) stays at most FLOW_WINDOW chunks ahead of it, so a slow
+   * reader holds back the worker instead of filling the serving thread's memory.
+   */
+  readonly flow: SharedArrayBuffer;
 }
 
 /**
@@ -68,6 +74,9 @@ export type WorkerMessage =
   | { readonly kind: 'chunk'; readonly id: number; readonly text: string }
   | { readonly kind: 'done'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'fail'; readonly id: number; readonly error: { readonly kind: ErrorKindName; readonly message: string } };
+
+/** Chunks a worker may stream ahead of its reader (about 1 MiB of 64 KiB chunks). */
+export const FLOW_WINDOW = 16;
 
 export const CANCELLED = 1;
 export const TIMED_OUT = 2;

@@ -18,11 +18,12 @@ import { tableToArrow } from '../service/arrow.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
 import { operationByName } from '../registry/operations.js';
-import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
+import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, FLOW_WINDOW, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const flags = new Int32Array(init.cancel);
+const flow = new Int32Array(init.flow);
 
 /** A synchronous request to the executor (it answers at once: a lookup, never a file read or a query). */
 const ask = (req: StoreRequest): unknown => {
@@ -132,6 +133,17 @@ function handle(m: CallMessage): void {
     if (parallel) hooks.parallel = parallel;
   }
   if (m.method === 'part') hooks.shard = m.params[2] as Shard;
+  // a chunk goes out only while the reader is at most FLOW_WINDOW chunks behind
+  Atomics.store(flow, 0, 0);
+  let sent = 0;
+  const postChunk = (text: string): void => {
+    for (let taken = Atomics.load(flow, 0); sent - taken >= FLOW_WINDOW; taken = Atomics.load(flow, 0)) {
+      hooks.checkpoint();
+      Atomics.wait(flow, 0, taken, 50);
+    }
+    sent++;
+    post({ kind: 'chunk', id: m.id, text });
+  };
   try {
     const value = withQueryHooks(hooks, () => {
       const [a, b, c] = m.params;
@@ -161,7 +173,7 @@ function handle(m: CallMessage): void {
           }
           writeEnvelopeJson(req, result, (text) => {
             hooks.checkpoint();
-            post({ kind: 'chunk', id: m.id, text });
+            postChunk(text);
           });
           return { header } satisfies EnvelopeAnswer;
         }
@@ -177,7 +189,7 @@ function handle(m: CallMessage): void {
           const { rows, chunks } = service.csv(a);
           for (const text of chunks) {
             hooks.checkpoint();
-            post({ kind: 'chunk', id: m.id, text });
+            postChunk(text);
           }
           return { rows };
         }

@@ -207,9 +207,14 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       } else void reply.send(stream);
       return stream;
     };
-    const write = (text: string): void => {
+    // settles once the response has taken the chunk: a slow client holds back the worker's rendering
+    const write = (text: string): Promise<void> | void => {
       const s = stream ?? start();
-      if (!s.destroyed) s.write(text);
+      if (s.destroyed) return undefined;
+      return new Promise<void>((taken) => {
+        if (s.write(text)) taken();
+        else s.once('drain', () => taken()).once('close', () => taken());
+      });
     };
     const r = await service.executor.envelope(api, body, { format: arrow ? 'arrow' : 'json', req: info }, write, {
       queryId,

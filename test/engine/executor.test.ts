@@ -9,7 +9,9 @@ import type { RunResponse } from '../../engine/contract.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { Executor, type Progress } from '../../engine/executor/executor.js';
+import { FLOW_WINDOW } from '../../engine/executor/protocol.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
+import { requestInfo } from '../../engine/gateway/envelope.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';
 
@@ -39,6 +41,28 @@ const ok = (r: RunResponse): Extract<RunResponse, { ok: true }> => {
 };
 
 describe('the executor', () => {
+  it('holds back a worker streaming to a slow reader: at most FLOW_WINDOW chunks ahead', async () => {
+    const ex = await executor();
+    let chunks = 0;
+    const pending: Array<() => void> = [];
+    const done = ex.envelope('getTicks', ALL_TRADES, { format: 'json', req: requestInfo('getTicks') }, () => {
+      chunks++;
+      return new Promise<void>((taken) => pending.push(taken));
+    });
+    // the reader takes nothing: the worker stops after FLOW_WINDOW chunks
+    for (let i = 0; i < 100 && chunks < FLOW_WINDOW; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(chunks).toBe(FLOW_WINDOW);
+    // the reader takes them: the rest follows
+    const release = setInterval(() => {
+      for (const taken of pending.splice(0)) taken();
+    }, 2);
+    const r = await done;
+    clearInterval(release);
+    expect(r.ok).toBe(true);
+    expect(chunks).toBeGreaterThan(5 * FLOW_WINDOW);
+  });
+
   it('runs a query on a worker and pages its result there, equal to the engine in this thread', async () => {
     const ex = await executor();
     const r = ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'], columns: ['eventTimestamp', 'price', 'volume'] }));

@@ -102,6 +102,8 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
   }
   switch (arg.widget) {
     case 'table':
+      // a remote whose getMeta lists no tables: the name is typed
+      if (p.tables.length === 0) return <input {...common} value={text} onChange={(e) => onChange(e.target.value)} placeholder="table name, e.g. Trade" autoComplete="off" />;
       return (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
           <option value="">(choose a table)</option>

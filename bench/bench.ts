@@ -741,13 +741,13 @@ if (workersMemory) {
   const n = w.runs.one.length;
   const each = (rs: readonly WorkersMemoryChild[]): string => (n > 1 ? `   (runs: ${rs.map((r) => mib(r.growth)).join(' ')})` : '');
   console.log(
-    `  workers-memory: RSS growth of a fresh process after the getTicks/getStats cases, each run by every worker (the executor's idle spare worker included in both), ${n > 1 ? `median of ${n}, interleaved` : 'one run each'}:`,
+    `  workers-memory: RSS growth of a fresh process after the getTicks/getStats cases, each run once (split across the workers when it can; the executor's idle spare worker included in both), ${n > 1 ? `median of ${n}, interleaved` : 'one run each'}:`,
   );
   console.log(`    growth(1 worker)     ${col(mib(w.growth1), 8)} MiB${each(w.runs.one)}`);
   console.log(`    growth(2 workers)    ${col(mib(w.growth2), 8)} MiB${each(w.runs.two)}`);
   console.log(`    idle worker          ${col(mib(w.idleWorker), 8)} MiB   (one query worker started, running nothing)${each(w.runs.idle)}`);
   console.log(
-    `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'} (every worker ran every query: each also holds its own results and working memory)`,
+    `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'}`,
   );
 } else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
 console.log('');

@@ -156,7 +156,7 @@ export const EXECUTOR_CASES = [
   {
     id: 'workers-memory',
     name: 'workers-memory: RSS growth with 1 and 2 workers',
-    queries: 'fresh process per configuration: the getTicks/getStats cases once per worker; RSS growth with 1 and with 2 workers, and of one idle worker',
+    queries: 'fresh process per configuration: the getTicks/getStats cases, each once (split across the workers when it can); RSS growth with 1 and with 2 workers, and of one idle worker',
     target: 'growth(2) <= 1.2 x growth(1) + one idle worker',
   },
 ] as const;

@@ -3,10 +3,9 @@
  * process (run with --expose-gc):
  * - `workers` N >= 1: RSS of this process (its worker threads included) before starting an Executor
  *   with N workers, then the getTicks and getStats warm cases' queries (cases-ticks.ts,
- *   cases-stats.ts), one after another, each submitted N times at once so that every worker runs it
- *   (each worker reads every column the query reads and then holds its own results, as the executor
- *   keeps them),
- *   then RSS again after a pause. The executor also starts its idle spare worker, in every
+ *   cases-stats.ts), one after another, each once, as a user runs them: with 2 workers the large
+ *   ones split across both (each worker reads the columns of its part through the shared store; the
+ *   worker that took the query holds the merged result), then RSS again after a pause. The executor also starts its idle spare worker, in every
  *   configuration alike.
  * - `workers` 0: the fixed cost of one idle worker: RSS growth of starting one query worker (the
  *   executor's worker script, over the same databases and settings) that runs nothing.
@@ -57,12 +56,12 @@ async function main(): Promise<void> {
     const ran: Array<{ id: string; rows: number; ms: number }> = [];
     for (const [id, q] of queries) {
       const t0 = performance.now();
-      const answers = await Promise.all(Array.from({ length: input.workers }, () => ex.run(q.op, q.args)));
-      for (const r of answers) if (!r.ok) throw new Error(`workers-memory: ${id} failed: ac ${r.header.ac}: ${r.header.ai}`);
-      ran.push({ id, rows: answers[0]!.ok ? answers[0]!.rows : 0, ms: performance.now() - t0 });
+      const r = await ex.run(q.op, q.args);
+      if (!r.ok) throw new Error(`workers-memory: ${id} failed: ac ${r.header.ac}: ${r.header.ai}`);
+      ran.push({ id, rows: r.rows, ms: performance.now() - t0 });
     }
     const after = await rss();
-    process.stdout.write(`${JSON.stringify({ workers: input.workers, before, started, after, growth: after - before, ran })}\n`);
+    process.stdout.write(`${JSON.stringify({ workers: input.workers, before, started, after, growth: after - before, ran, partsRun: ex.partsRun })}\n`);
   } finally {
     await ex.close();
   }

@@ -69,6 +69,7 @@ export function ipcHandlers(
     progress: async (queryId) => (await service()).progress(str(queryId, 'queryId')),
     cancel: async (queryId) => (await service()).cancel(str(queryId, 'queryId')),
     page: async (resultId, offset, limit) => (await service()).page(resultId, offset, limit),
+    sort: async (resultId, sortCols) => (await service()).sort(resultId, sortCols),
     chart: async (req) => {
       if (typeof req !== 'object' || req === null) throw new TickscopeError('badRequest', 'chart: expected a request object');
       return (await service()).chart(req as ChartRequest);

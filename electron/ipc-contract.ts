@@ -11,6 +11,7 @@ export const INVOKE_CHANNELS = {
   progress: 'tickscope:progress',
   cancel: 'tickscope:cancel',
   page: 'tickscope:page',
+  sort: 'tickscope:sort',
   chart: 'tickscope:chart',
   identifiers: 'tickscope:identifiers',
   exportCsv: 'tickscope:export-csv',

@@ -22,6 +22,7 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   progress: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.progress, queryId),
   cancel: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.cancel, queryId),
   page: (resultId, offset, limit) => ipcRenderer.invoke(INVOKE_CHANNELS.page, resultId, offset, limit),
+  sort: (resultId, sortCols) => ipcRenderer.invoke(INVOKE_CHANNELS.sort, resultId, sortCols),
   chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),
   exportCsv: (resultId, name) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name),

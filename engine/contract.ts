@@ -170,6 +170,8 @@ export interface BackendApi {
   /** Cancels a query: it answers the cancelled error (ac 40). False when it is no longer running. */
   cancel(queryId: string): Promise<boolean>;
   page(resultId: string, offset: number, limit: number): Promise<PageResponse>;
+  /** A held result sorted where it is held ([["desc","price"]] forms): a new result, the request not run again. */
+  sort(resultId: string, sortCols: ReadonlyArray<readonly [string, string]>): Promise<RunResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;
   exportCsv(resultId: string, suggestedName: string): Promise<ExportResult>;

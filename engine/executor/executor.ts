@@ -650,6 +650,14 @@ export class Executor {
     return this.post(this.slotOf(resultId), 'page', [resultId, offset, limit]).promise as Promise<PageResponse>;
   }
 
+  /** A held result sorted where it is held (a new result id there; the request is not run again). */
+  async sort(resultId: unknown, sortCols: unknown): Promise<RunResponse> {
+    const slot = this.slotOf(resultId);
+    const r = (await this.post(slot, 'sort', [resultId, sortCols]).promise) as RunResponse;
+    if (r.ok) this.resultSlot.set(r.resultId, slot);
+    return r;
+  }
+
   async chart(req: ChartRequest): Promise<Uint8Array> {
     return this.post(this.slotOf(req.resultId), 'chart', [req]).promise as Promise<Uint8Array>;
   }

@@ -179,6 +179,8 @@ function handle(m: CallMessage): void {
         }
         case 'page':
           return service.page(a, b, c);
+        case 'sort':
+          return service.sort(a, b);
         case 'chart':
           return service.chart(a as Parameters<AppService['chart']>[0]);
         case 'table':

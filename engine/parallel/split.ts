@@ -22,7 +22,7 @@ import { type Int64Column, compareStrings, int32Pairs } from '../core/column.js'
 import { TickscopeError } from '../core/errors.js';
 import { asShard, maxResultRows, parallelism, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
-import { NEG_INF_TS, partitionKey, POS_INF_TS } from '../core/time.js';
+import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
 import type { QueryResult } from '../ops/result.js';
 import { queryBase } from '../ops/select/query.js';
 import { roundFloats } from '../ops/round.js';
@@ -71,6 +71,23 @@ function firstAtOrAfter(order: Int32Array, w: Int32Array, a: number, b: number, 
   return lo;
 }
 
+/** First row in [a, b) (time-sorted) whose time is >= the instant. */
+function firstTimeAtOrAfter(w: Int32Array, a: number, b: number, t: bigint): number {
+  if (t <= NEG_INF_TS) return a;
+  if (t >= POS_INF_TS) return b;
+  const th = Number(BigInt.asIntN(32, t >> 32n));
+  const tl = Number(BigInt.asUintN(32, t));
+  let lo = a;
+  let hi = b;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const h = w[2 * mid + 1]!;
+    if (h < th || (h === th && w[2 * mid]! >>> 0 < tl)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** How a query splits, or null when it runs whole. */
 function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | null {
   if (op !== 'getTicks' && op !== 'getStats') return null;
@@ -93,7 +110,10 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     const fill = args.get('fill', 'symbol');
     const columns = args.get('columns', 'symbols');
     if (orderbook || (timeColumn && timeColumn !== t.timeColumn)) return null;
-    if (fill !== undefined && fill !== 'null' && fill !== 'zero' && fill !== 'forward') return null;
+    // Without a fill the whole query's result is a row index over the stored columns (nothing
+    // copied); parts must be copied into one result, which costs what the second worker saves
+    // (measured: the slice case 511 ms whole, 523 ms split). A fill copies the columns anyway.
+    if (fill !== 'zero' && fill !== 'forward') return null;
     const refill = fill === 'forward';
     if (refill && (refs.length > 0 || (columns && !columns.includes(t.idColumn)))) return null;
     // cut points come from the partitions' stored time order, which a query reads when it reads most
@@ -128,16 +148,30 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   }
   const groupBy = args.get('groupBy', 'symbols') ?? [t.idColumn];
   if (groupBy[0] !== t.idColumn) return null;
-  // rows per identifier in the partitions (whole days: an estimate, for balance only)
+  // rows per identifier in the window: a partition the window covers counts its runs whole; one it
+  // cuts counts each run's rows in the window by binary search on its time column (runs are
+  // time-sorted; only the runs' blocks are read, which the query reads anyway)
   const wanted = idList ? new Set(idList) : undefined;
   const rows = new Map<string, number>();
   for (const k of keys) {
     const p = db.partition(t.name, k);
     if (!p) continue;
-    for (const [id, [a, b]] of p.idRanges) if (!wanted || wanted.has(id)) rows.set(id, (rows.get(id) ?? 0) + b - a);
+    const runs = [...p.idRanges].filter(([id]) => !wanted || wanted.has(id));
+    const dayStart = partitionStartNs(k);
+    const whole = pad > 0n || (window.start <= dayStart && window.end >= dayStart + NS_PER_DAY);
+    let pairs: Int32Array | null = null;
+    if (!whole && runs.length > 0) {
+      const src = p.narrow ? p.narrow(runs.map(([, r]) => r).sort((x, y) => x[0] - y[0])) : p;
+      const c = src.column(t.timeColumn);
+      if (c.type === 'timestamp') pairs = int32Pairs(c.data);
+    }
+    for (const [id, [a, b]] of runs) {
+      const n = pairs ? firstTimeAtOrAfter(pairs, a, b, window.end) - firstTimeAtOrAfter(pairs, a, b, window.start) : b - a;
+      rows.set(id, (rows.get(id) ?? 0) + n);
+    }
   }
   const weights = [...rows].sort((x, y) => compareStrings(x[0], y[0]));
-  return { by: 'identifier', weights, rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit', 'symbol') ? t.timeColumn : null };
+  return { by: 'identifier', weights: weights.filter((w) => w[1] > 0), rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit', 'symbol') ? t.timeColumn : null };
 }
 
 /** Time ranges of about equal rows covering the window: cut at the times of evenly spaced rows. */

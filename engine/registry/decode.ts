@@ -161,6 +161,13 @@ const decodeSortCols: Decoder<SortKey[]> = (v, a) => {
   return keys;
 };
 
+/** Sort keys in the sortCols forms, for sorting a held result (errors name `name`). */
+export function decodeSortKeys(v: unknown, name = 'sortCols'): SortKey[] {
+  const keys = decodeSortCols(v, { name } as ArgSpec);
+  if (!keys) throw argError('badSort', name, v, 'is empty', SORT_EXPECTED);
+  return keys;
+}
+
 const decodeDict: Decoder<Record<string, unknown>> = (v, a) => {
   if (!isRecord(v)) throw bad(a, v, 'an object such as {"assembly": "demo"}');
   return Object.keys(v).length === 0 ? undefined : v;

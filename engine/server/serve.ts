@@ -139,6 +139,13 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
       return fail(reply, e);
     }
   });
+  app.post('/app/api/results/:id/sort', async (req, reply) => {
+    try {
+      return await service.sort((req.params as { id: string }).id, (req.body as { sortCols?: unknown } | undefined)?.sortCols);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
   app.post('/app/api/results/:id/chart', async (req, reply) => {
     try {
       const body = (req.body ?? {}) as Omit<ChartRequest, 'resultId'>;

@@ -14,6 +14,8 @@ import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS } from '../registry/operations.js';
 import type { Database } from '../storage/database.js';
 import { analyticsOf } from '../ops/stats/analytics.js';
+import { sortTable } from '../ops/sort.js';
+import { decodeSortKeys } from '../registry/decode.js';
 import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
 import { csvChunks } from './csv.js';
@@ -134,6 +136,21 @@ export class AppService {
       ids: resultIds(result),
       groupColumns: result.groupColumns ?? [],
     };
+  }
+
+  /**
+   * A held result sorted (sortCols forms): a new held result over the same rows, sorted here, never
+   * by running its request again (a remote's result sorts the same way).
+   */
+  sort(resultId: unknown, sortCols: unknown): RunResponse {
+    const r = this.result(resultId);
+    const req = requestInfo('sort');
+    try {
+      const keys = decodeSortKeys(sortCols);
+      return this.hold(req, { ...r, table: sortTable(r.table, keys) }, performance.now());
+    } catch (e) {
+      return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
+    }
   }
 
   private result(resultId: unknown): QueryResult {

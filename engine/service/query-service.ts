@@ -127,6 +127,10 @@ export class QueryService {
     return this.executor.page(resultId, offset, limit);
   }
 
+  sort(resultId: unknown, sortCols: unknown): Promise<RunResponse> {
+    return this.executor.sort(resultId, sortCols);
+  }
+
   chart(req: ChartRequest): Promise<Uint8Array> {
     return this.executor.chart(req);
   }

@@ -89,12 +89,12 @@ describe('a query split across workers', () => {
     const ids = engine.call('getTicks', { table: 'Instrument' }).table;
     const someIds = Array.from({ length: 5 }, (_, i) => (ids.col('instrumentID') as { dict: { get(k: number): string }; codes: Int32Array }).dict.get((ids.col('instrumentID') as { codes: Int32Array }).codes[i * 2]!));
     const cases: Array<[string, Record<string, unknown>]> = [
-      ['getTicks', { table: 'Trade', ...WINDOW }],
+      ['getTicks', { table: 'Trade', ...WINDOW, fill: 'zero' }],
       ['getTicks', { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'], fill: 'forward' }],
-      ['getTicks', { table: 'Trade', ...WINDOW, idList: [...someIds, 'NOT-THERE'], filter: [['>=', 'volume', 100]], sortCols: [['desc', 'price']], decPlaces: 1 }],
+      ['getTicks', { table: 'Trade', ...WINDOW, idList: [...someIds, 'NOT-THERE'], filter: [['>=', 'volume', 100]], sortCols: [['desc', 'price']], decPlaces: 1, fill: 'forward' }],
       ['getTicks', { table: 'Quote', ...day, fill: 'forward' }],
       ['getTicks', { table: 'Trade', ...day, fill: 'zero', columns: ['price', 'volume'], decPlaces: 0 }],
-      ['getTicks', { table: 'Trade', ...day, temporality: 'slice', slice: ['14:30', '15:00'], ref: ['Instrument'] }],
+      ['getTicks', { table: 'Trade', ...day, temporality: 'slice', slice: ['14:30', '15:00'], ref: ['Instrument'], fill: 'zero' }],
       ['getStats', { table: 'Trade', ...day, granularity: 1, granularityUnit: 'minute', agg: { o: ['first', 'price'], h: ['max', 'price'], l: ['min', 'price'], c: ['last', 'price'], v: ['sum', 'volume'] } }],
       ['getStats', { table: 'Trade', ...WINDOW, analytics: ['vwap', 'twap', 'tradeCount'] }],
       ['getStats', { table: 'Trade', ...day, granularity: 1, granularityUnit: 'minute', movingWindowSize: 30, agg: { v: ['sum', 'volume'], p: ['avg', 'price'] } }],
@@ -120,6 +120,7 @@ describe('a query split across workers', () => {
       ['getTicks', { table: 'Trade', ...WINDOW, applyCanCor: true, columns: ['instrumentID', 'price'] }],
       ['getTicks', { table: 'Trade', ...WINDOW, timeCol: 'exchTime', columns: ['exchTime', 'instrumentID', 'price'] }],
       ['getTicks', { table: 'Quote', ...WINDOW, fill: 'linear' }],
+      ['getTicks', { table: 'Trade', ...WINDOW }],
       ['getTicks', { table: 'Trade', ...WINDOW, fill: 'forward', columns: ['price', 'conditions'] }],
     ];
     for (const [op, args] of cases) {
@@ -131,8 +132,10 @@ describe('a query split across workers', () => {
 
   it('holds a split result for paging like any other', async () => {
     const ex = await executor();
-    const args = { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume'] };
+    const args = { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume'], fill: 'forward' };
+    const before = ex.partsRun;
     const r = await ex.run('getTicks', args);
+    expect(ex.partsRun).toBeGreaterThan(before);
     if (!r.ok) throw new Error(r.header.ai);
     const local = new AppService(Engine.open([db]), 'browser');
     const l = local.run('getTicks', args);
@@ -143,7 +146,8 @@ describe('a query split across workers', () => {
 
   it('applies maxResultRows to the merged result, naming the limit', async () => {
     const ex = await executor({ maxResultRows: 100_000 });
-    const r = await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['price'] });
+    const r = await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['price'], fill: 'zero' });
+    expect(ex.partsRun).toBeGreaterThan(0);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.header.ac).toBe(42);
     expect(!r.ok && r.header.ai).toMatch(/maxResultRows \(100,000\)/);

@@ -96,6 +96,16 @@ describe('a remote connection', () => {
     const sd = direct.run('getStats', stats);
     if (!sd.ok) throw new Error(sd.header.ai);
     expect(await local.page(s.resultId, 0, 100)).toEqual(direct.page(sd.resultId, 0, 100));
+    // a held result sorts where it is held (this one could not be run here at all): equal to the
+    // remote database's own sortCols, ties in the result's order
+    const sorted = ok(await local.sort(r.resultId, [['desc', 'price'], ['asc', 'volume']]));
+    const ds = direct.run('getTicks', { ...args, sortCols: [['desc', 'price'], ['asc', 'volume']] });
+    if (!ds.ok) throw new Error(ds.header.ai);
+    expect(sorted.rows).toBe(r.rows);
+    expect(await local.page(sorted.resultId, 0, 60)).toEqual(direct.page(ds.resultId, 0, 60));
+    expect(await local.page(r.resultId, 0, 5)).toEqual(direct.page(d.resultId, 0, 5)); // the original stays
+    const badSort = await local.sort(r.resultId, [['down', 'price']]);
+    expect(!badSort.ok && badSort.header.ai).toMatch(/sortCols: .* has direction "down"/);
     // an error on the remote comes back as its envelope
     const bad = await local.run('getTicks', { table: 'Nope' });
     expect(!bad.ok && bad.header.ac).toBe(6);

@@ -34,6 +34,7 @@ export function httpBackend(): BackendApi {
     cancel: (queryId) => json<boolean>(`app/api/queries/${encodeURIComponent(queryId)}/cancel`, { method: 'POST', body: '{}' }),
     page: (resultId, offset, limit) =>
       json<PageResponse>(`app/api/results/${encodeURIComponent(resultId)}/page?offset=${offset}&limit=${limit}`),
+    sort: (resultId, sortCols) => json<RunResponse>(`app/api/results/${encodeURIComponent(resultId)}/sort`, { method: 'POST', body: JSON.stringify({ sortCols }) }),
     chart: async (req: ChartRequest) => {
       const { resultId, ...body } = req;
       const res = await request(`app/api/results/${encodeURIComponent(resultId)}/chart`, { method: 'POST', body: JSON.stringify(body) });

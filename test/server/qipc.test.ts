@@ -166,6 +166,29 @@ describe('the q IPC gateway with node-q', () => {
     }
   });
 
+  it('answers async calls of all four operations through the callback, the rows of tickscope call', async () => {
+    const con = await open('writer', writerSecret);
+    try {
+      const cases: Array<[string, Record<string, unknown>, string]> = [
+        ['.fsi.getTicks', { table: 'Trade', ...ALL, idList: ['MSFT'], columns: ['price', 'volume'] }, 'getTicks'],
+        ['.fsi.getStats', { table: 'Trade', ...ALL, analytics: ['vwap', 'tradeCount'] }, 'getStats'],
+        ['getOrderAnalyticSummary', { table: 'OrderAnalytics', ...ALL, groupBy: ['algoStrategy'] }, 'getOrderAnalyticSummary'],
+        ['.fsi.eqea.generateOrderAnalytics', { table: 'Order', dt: '2024.03.07', regenExistingIDs: true }, 'generateOrderAnalytics'],
+      ];
+      for (const [op, args, name] of cases) {
+        const answer = new Promise<unknown>((resolve, reject) => con.k((err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))));
+        con.ks('gw', nodeq.symbol(op), args, nodeq.symbol('onResult'), {}, () => undefined);
+        const [callback, [header, payload]] = (await answer) as [string, [Record<string, unknown>, unknown[]]];
+        expect(callback).toBe('onResult');
+        expect(header).toMatchObject({ rc: 0, api: op });
+        const rows = (name === 'generateOrderAnalytics' ? payload[0] : payload) as Array<Record<string, unknown>>;
+        expectSameRows(rows, callRows(name, args), `async ${op}`);
+      }
+    } finally {
+      await close(con);
+    }
+  });
+
   it('answers errors as q errors starting with the ac and naming the argument; q code names the accepted forms', async () => {
     const con = await open('reader', readerSecret);
     try {

@@ -538,6 +538,11 @@ export class Executor {
     });
   }
 
+  /** Queries running now (for status lines and tests). */
+  get runningQueries(): number {
+    return this.running();
+  }
+
   /** Queries running and not being stopped (a cancelled query still finishing does not count). */
   private running(): number {
     return this.slots.filter((s) => s.query !== null && !s.query.stopped).length;

@@ -208,13 +208,22 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       return stream;
     };
     // settles once the response has taken the chunk: a slow client holds back the worker's rendering
+    // (one wait for the next drain, shared by every chunk written meanwhile)
+    let draining: Promise<void> | null = null;
     const write = (text: string): Promise<void> | void => {
       const s = stream ?? start();
-      if (s.destroyed) return undefined;
-      return new Promise<void>((taken) => {
-        if (s.write(text)) taken();
-        else s.once('drain', () => taken()).once('close', () => taken());
+      if (s.destroyed || s.write(text)) return undefined;
+      draining ??= new Promise<void>((taken) => {
+        const done = (): void => {
+          s.off('drain', done);
+          s.off('close', done);
+          draining = null;
+          taken();
+        };
+        s.on('drain', done);
+        s.on('close', done);
       });
+      return draining;
     };
     const r = await service.executor.envelope(api, body, { format: arrow ? 'arrow' : 'json', req: info }, write, {
       queryId,

@@ -3,7 +3,12 @@ import { parentPort } from 'node:worker_threads';
 import { ensureDemoDatabase } from '../engine/service/user-data.js';
 
 try {
-  parentPort?.postMessage({ dir: ensureDemoDatabase((msg) => console.log(msg)) });
+  parentPort?.postMessage({
+    dir: ensureDemoDatabase((msg) => {
+      console.log(msg);
+      parentPort?.postMessage({ progress: msg });
+    }),
+  });
 } catch (e) {
   parentPort?.postMessage({ error: (e as Error).message });
 }

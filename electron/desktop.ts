@@ -24,7 +24,8 @@ export interface DesktopOptions {
   /** User data folder (app.getPath('userData') equivalent). */
   readonly userDataDir: string;
   /** Creates the demo database off the main thread; resolves to its folder. */
-  readonly ensureDemo: () => Promise<string>;
+  /** Makes (or migrates) the demo database, reporting progress; resolves with its folder. */
+  readonly ensureDemo: (progress: (msg: string) => void) => Promise<string>;
   /** Process settings (workers, limits, timeouts): queries run on the executor's workers. */
   readonly settings: ProcessSettings;
 }
@@ -62,9 +63,12 @@ async function writeChunks(path: string, chunks: AsyncIterable<string>): Promise
 export function ipcHandlers(
   service: () => Promise<QueryService>,
   saveDialog: (suggested: string) => Promise<string | undefined>,
+  startup: () => string | null = () => null,
 ): { [K in keyof BackendApi]: (...args: unknown[]) => Promise<unknown> } {
   return {
     info: async () => (await service()).info(),
+    // answered while the engine is still starting (info waits until it is ready)
+    startup: async () => startup(),
     run: async (operation, args, queryId) => (await service()).run(str(operation, 'operation'), args ?? {}, queryId === undefined ? undefined : str(queryId, 'queryId')),
     progress: async (queryId) => (await service()).progress(str(queryId, 'queryId')),
     cancel: async (queryId) => (await service()).cancel(str(queryId, 'queryId')),
@@ -115,8 +119,10 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   app.on('window-all-closed', () => app.quit());
   await app.whenReady();
 
+  // what the window's status line shows until the engine answers (the first launch makes the demo)
+  let starting: string | null = 'Opening the database…';
   const ready: Promise<QueryService> = (async () => {
-    const dbs = opts.dbs.length > 0 ? [...opts.dbs] : [await opts.ensureDemo()];
+    const dbs = opts.dbs.length > 0 ? [...opts.dbs] : [await opts.ensureDemo((msg) => (starting = msg))];
     // the main process only relays: queries run on the executor's workers
     const service = new QueryService(Engine.open(dbs), await Executor.start(dbs, opts.settings), 'electron');
     app.on('will-quit', () => void service.close());
@@ -126,6 +132,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       app.on('will-quit', () => void gateway.close());
       void dialog.showMessageBox({ type: 'info', title: 'Tickscope gateway', message: 'Tickscope is serving its engine as a gateway', detail: gateway.summary });
     }
+    starting = null;
     return service;
   })();
   ready.catch((e: unknown) => dialog.showErrorBox('Tickscope could not open its database', String((e as Error).message ?? e)));
@@ -166,6 +173,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       });
       return r.canceled ? undefined : r.filePath;
     },
+    () => starting,
   );
   for (const method of Object.keys(INVOKE_CHANNELS) as Array<keyof BackendApi>) {
     const channel = INVOKE_CHANNELS[method];

@@ -7,6 +7,7 @@ import type { BackendApi } from '../engine/contract.js';
 
 export const INVOKE_CHANNELS = {
   info: 'tickscope:info',
+  startup: 'tickscope:startup',
   run: 'tickscope:run',
   progress: 'tickscope:progress',
   cancel: 'tickscope:cancel',

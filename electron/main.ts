@@ -11,11 +11,15 @@ const electron = require('electron') as ElectronApi;
 const here = __dirname;
 const { values } = parseArgs({ args: process.argv.slice(2), options: { db: { type: 'string', multiple: true }, config: { type: 'string' } }, strict: false });
 
-/** Generates the demo database in a worker so the window stays responsive on first launch. */
-function ensureDemoInWorker(): Promise<string> {
+/** Generates the demo database in a worker so the window stays responsive on first launch; its progress is relayed. */
+function ensureDemoInWorker(progress: (msg: string) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(join(here, 'demo-worker.cjs'));
-    worker.once('message', (m: { dir?: string; error?: string }) => (m.dir ? resolve(m.dir) : reject(new Error(m.error))));
+    worker.on('message', (m: { dir?: string; error?: string; progress?: string }) => {
+      if (m.progress !== undefined) progress(m.progress);
+      else if (m.dir) resolve(m.dir);
+      else reject(new Error(m.error));
+    });
     worker.once('error', reject);
   });
 }

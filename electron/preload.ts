@@ -18,6 +18,7 @@ const { contextBridge, ipcRenderer } = require('electron') as PreloadElectron;
 
 const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } = {
   info: () => ipcRenderer.invoke(INVOKE_CHANNELS.info),
+  startup: () => ipcRenderer.invoke(INVOKE_CHANNELS.startup),
   run: (operation, args, queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.run, operation, args, queryId),
   progress: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.progress, queryId),
   cancel: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.cancel, queryId),

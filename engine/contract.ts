@@ -163,6 +163,8 @@ export interface QueryProgress {
 /** What the renderer can ask of its backend. */
 export interface BackendApi {
   info(): Promise<AppInfo>;
+  /** What the backend is doing before it can answer (the first launch's demo generation), or null once ready. */
+  startup(): Promise<string | null>;
   /** Runs an operation; `queryId` (the caller's) names it for progress and cancel. */
   run(operation: string, args: Record<string, unknown>, queryId?: string): Promise<RunResponse>;
   /** A running or queued query's progress; null once it is done (or unknown). */

@@ -109,6 +109,31 @@ async function freePort(): Promise<number> {
 }
 
 describe('desktop app (electron mocked)', () => {
+  it('answers startup with the demo generation\'s progress until the engine is ready, then null', async () => {
+    const { electron, calls } = mockElectron(undefined);
+    const demoDb = makeDb({ Trade: TRADES }, 'demo');
+    let finish!: () => void;
+    const desktop = await startDesktop(electron, {
+      dbs: [],
+      electronDir: '/app/dist/electron',
+      rendererDir: '/app/dist/renderer',
+      userDataDir: '/home/u/.config/Tickscope',
+      ensureDemo: (progress) =>
+        new Promise<string>((resolve) => {
+          progress('Creating the demo database (first launch only)...');
+          progress('demo: 2024-03-06 (1/5): 200000 trades');
+          finish = () => resolve(demoDb.dir);
+        }),
+      settings: { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1 },
+    });
+    const startup = (): Promise<unknown> => Promise.resolve(calls.handlers.get(INVOKE_CHANNELS.startup)!(APP_FRAME));
+    expect(await startup()).toBe('demo: 2024-03-06 (1/5): 200000 trades');
+    finish();
+    services.push(await desktop.ready);
+    expect(await startup()).toBeNull();
+    expect(((await calls.handlers.get(INVOKE_CHANNELS.info)!(APP_FRAME)) as AppInfo).assemblies[0]!.name).toBe('demo');
+  });
+
   it('serves its engine as a gateway on loopback when the setting asks, telling the user its one-off client once', async () => {
     const port = await freePort();
     const { calls } = await start(undefined, undefined, { gatewayPort: port });

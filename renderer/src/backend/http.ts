@@ -29,6 +29,8 @@ const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await r
 export function httpBackend(): BackendApi {
   return {
     info: () => json<AppInfo>('app/api/info'),
+    // tickscope serve answers only once its engine is ready
+    startup: () => Promise.resolve(null),
     run: (operation, args, queryId) => json<RunResponse>('app/api/run', { method: 'POST', body: JSON.stringify({ operation, args, ...(queryId ? { queryId } : {}) }) }),
     progress: (queryId) => json<QueryProgress | null>(`app/api/queries/${encodeURIComponent(queryId)}`),
     cancel: (queryId) => json<boolean>(`app/api/queries/${encodeURIComponent(queryId)}/cancel`, { method: 'POST', body: '{}' }),

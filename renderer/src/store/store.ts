@@ -152,7 +152,25 @@ export const useStore = create<AppState>((set, get) => ({
     try {
       // another connection's results and identifiers are not this one's
       set({ result: null, request: null, error: null, identifiers: {}, selectedRow: null });
-      const [info, connections] = await Promise.all([backend().info(), backend().connections()]);
+      // until the engine answers (the first launch makes the demo database), say what it is doing
+      let answered = false;
+      const watch = setInterval(() => {
+        void backend()
+          .startup()
+          .then((msg) => {
+            if (!answered && msg) set({ notice: `Starting: ${msg}` });
+          })
+          .catch(() => undefined);
+      }, 250);
+      let info: AppInfo;
+      let connections: readonly ConnectionInfo[];
+      try {
+        [info, connections] = await Promise.all([backend().info(), backend().connections()]);
+      } finally {
+        answered = true;
+        clearInterval(watch);
+      }
+      if (get().notice?.startsWith('Starting: ')) set({ notice: null });
       set({ connections });
       const assembly = info.assemblies[0]?.name ?? '';
       const tables = info.assemblies[0]?.tables ?? [];

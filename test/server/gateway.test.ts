@@ -5,6 +5,7 @@
  * clients command.
  */
 import { spawnSync } from 'node:child_process';
+import { connect as tcpConnect } from 'node:net';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -18,6 +19,8 @@ import { Clients } from '../../engine/gateway/clients.js';
 import { requestInfo, writeEnvelopeJson } from '../../engine/gateway/envelope.js';
 import { type RunningGateway, startGateway, TOKEN_REQUESTS_PER_MINUTE } from '../../engine/gateway/rest.js';
 import { ExternalIssuer } from '../../engine/gateway/tokens.js';
+import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
 
@@ -293,6 +296,44 @@ describe('the REST gateway', () => {
       const pem = await exportSPKI(keys.publicKey);
       const confused = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('tickscope-api').setExpirationTime(now + 60).sign(new TextEncoder().encode(pem));
       expect(await reason(await call(confused))).toMatch(/algorithm/);
+    });
+
+    it('takes an access token as the password of a q handshake', async () => {
+      const qgw = await startQGateway(service, { host: '127.0.0.1', port: 0, clients: Clients.inMemory(), external: new ExternalIssuer(jwksUrl, ISSUER, 'tickscope-api', 'realm_access.roles') });
+      try {
+        const handshake = (password: string): Promise<Buffer | null> =>
+          new Promise((resolve) => {
+            const socket = tcpConnect(qgw.port, '127.0.0.1');
+            let got = Buffer.alloc(0);
+            socket.on('error', () => resolve(null));
+            socket.on('close', () => resolve(got.length ? got : null));
+            socket.on('connect', () => socket.write(Buffer.concat([Buffer.from(`anyone:${password}`), Buffer.of(3, 0)])));
+            socket.on('data', (c: Buffer) => {
+              if (got.length === 0 && c.length >= 1 && c[0] === 3 && c.length === 1) {
+                // logged in: ask for the Instrument table
+                got = Buffer.from(c);
+                const w = QWriter.forMessage();
+                w.vector(0, 2);
+                w.symbol('.fsi.getTicks');
+                w.u8(99);
+                w.vector(11, 1);
+                w.symText('table');
+                w.vector(0, 1);
+                w.symbol('Instrument');
+                socket.write(w.message(MSG_SYNC));
+                return;
+              }
+              got = Buffer.concat([got, c]);
+              if (got.length > 9 && got.length - 1 >= got.readUInt32LE(5)) socket.end();
+            });
+          });
+        const ok = await handshake(await sign());
+        expect(ok?.[0]).toBe(3); // the capability byte
+        expect(ok?.[1 + 8]).toBe(0); // then (header; payload)
+        expect(await handshake(await sign({ iss: 'http://evil/realms/test' }))).toBeNull(); // refused: the connection closes
+      } finally {
+        await qgw.close();
+      }
     });
 
     it('answers 403 for a token without the operation\'s role', async () => {

@@ -51,6 +51,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that goes away (`tickscope call ... | head`) ends the output: stop quietly, exit 0.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
+
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });

@@ -38,6 +38,21 @@ function digest(dir: string): string {
 }
 
 describe('tickscope CLI', () => {
+  it('stops quietly and exits 0 when its reader goes away (call ... | head)', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = join(tempDir(), 'demo');
+    expect(tickscope(['demo', '--db', dir, '--days', '1', '--instruments', '3', '--trades-per-day', '20000']).code).toBe(0);
+    const child = spawn(process.execPath, [CLI, 'call', '--db', dir, 'getTicks', '{"table":"Trade","startTS":"2024.01.01","endTS":"2030.01.01"}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    // like head: read the first bytes, then close the pipe
+    await new Promise<void>((r) => child.stdout.once('data', () => r()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+  });
+
   const root = tempDir();
   const empty = join(root, 'empty');
   const demo = join(root, 'demo');

@@ -117,6 +117,64 @@ function toRows(v: Vec, f: Frame, fail: Fail): Vec {
   }
 }
 
+type Operand = NumVec | { lvl: 'scalar'; v: number; type: 'float' };
+
+/** The values of an operand as an array of `n` (a scalar repeated). */
+const valuesOf = (v: Operand, n: number): Float64Array => (v.lvl === 'scalar' ? new Float64Array(n).fill(v.v) : v.d);
+
+/*
+ * The common binary operators as loops of their own over arrays: each loop's arithmetic is inlined
+ * and its call sites stay monomorphic, where the generic loop calls an operator closure and two
+ * getter closures per element (megamorphic across the trees of one query, slow until V8 settles).
+ */
+const add = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! + b[i]!;
+};
+const sub = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!;
+};
+const mul = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! * b[i]!;
+};
+const div = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! / b[i]!;
+};
+const lt = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! < b[i]! ? 1 : 0;
+};
+const gt = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! > b[i]! ? 1 : 0;
+};
+const le = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! <= b[i]! ? 1 : 0;
+};
+const ge = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! >= b[i]! ? 1 : 0;
+};
+const eq = (a: Float64Array, b: Float64Array, d: Float64Array, n: number): void => {
+  for (let i = 0; i < n; i++) d[i] = a[i]! === b[i]! ? 1 : 0;
+};
+const FAST: Partial<Record<string, (a: Float64Array, b: Float64Array, d: Float64Array, n: number) => void>> = {
+  '+': add,
+  '-': sub,
+  '*': mul,
+  '%': div,
+  '/': div,
+  '<': lt,
+  '>': gt,
+  '<=': le,
+  '>=': ge,
+  '=': eq,
+};
+
+/** A binary operator by its own loop when it has one (same values as BINARY's); false otherwise. */
+function binaryFast(op: string, x: Operand, y: Operand, d: Float64Array, n: number): boolean {
+  const loop = FAST[op];
+  if (!loop) return false;
+  loop(valuesOf(x, n), valuesOf(y, n), d, n);
+  return true;
+}
+
 /** An element-wise operator over values of one level (`len` values each). */
 function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail: Fail): Vec {
   const level = vals.some((v) => v.lvl === 'row') ? 'row' : vals.some((v) => v.lvl === 'cell') ? 'cell' : 'scalar';
@@ -145,7 +203,7 @@ function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail:
     const fn = UNARY[op]!;
     const x = get(nums[0]!);
     for (let i = 0; i < n; i++) d[i] = fn(x(i));
-  } else {
+  } else if (!binaryFast(op, nums[0]!, nums[1]!, d, n)) {
     const fn = BINARY[op]!;
     const x = get(nums[0]!);
     const y = get(nums[1]!);

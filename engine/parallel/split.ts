@@ -25,6 +25,7 @@ import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
 import type { QueryResult } from '../ops/result.js';
 import { queryBase } from '../ops/select/query.js';
+import { hiOf, loOf, lowerBound, lowerBoundIn } from '../ops/select/scan.js';
 import { roundFloats } from '../ops/round.js';
 import { sortTable } from '../ops/sort.js';
 import { fillForwardSeams } from '../ops/ticks/fill.js';
@@ -54,39 +55,6 @@ type SplitPlan =
       readonly refill: boolean;
       readonly idColumn: string;
     };
-
-/** First position in [a, b) of `order` whose row's time (hi/lo words) is >= the instant. */
-function firstAtOrAfter(order: Int32Array, w: Int32Array, a: number, b: number, t: bigint): number {
-  const th = Number(BigInt.asIntN(32, t >> 32n));
-  const tl = Number(BigInt.asUintN(32, t));
-  let lo = a;
-  let hi = b;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const r = order[mid]!;
-    const h = w[2 * r + 1]!;
-    if (h < th || (h === th && w[2 * r]! >>> 0 < tl)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First row in [a, b) (time-sorted) whose time is >= the instant. */
-function firstTimeAtOrAfter(w: Int32Array, a: number, b: number, t: bigint): number {
-  if (t <= NEG_INF_TS) return a;
-  if (t >= POS_INF_TS) return b;
-  const th = Number(BigInt.asIntN(32, t >> 32n));
-  const tl = Number(BigInt.asUintN(32, t));
-  let lo = a;
-  let hi = b;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const h = w[2 * mid + 1]!;
-    if (h < th || (h === th && w[2 * mid]! >>> 0 < tl)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** How a query splits, or null when it runs whole. */
 function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | null {
@@ -139,8 +107,8 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       const c = p.column(t.timeColumn);
       if (c.type !== 'timestamp') return null;
       const time = int32Pairs(c.data);
-      const from = window.start <= NEG_INF_TS ? 0 : firstAtOrAfter(order, time, 0, order.length, window.start);
-      const to = window.end >= POS_INF_TS ? order.length : firstAtOrAfter(order, time, from, order.length, window.end);
+      const from = window.start <= NEG_INF_TS ? 0 : lowerBoundIn(order, time, 0, order.length, hiOf(window.start), loOf(window.start));
+      const to = window.end >= POS_INF_TS ? order.length : lowerBoundIn(order, time, from, order.length, hiOf(window.end), loOf(window.end));
       if (to > from) runs.push({ order, time, from, to });
       rows += to - from;
     }
@@ -166,7 +134,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       if (c.type === 'timestamp') pairs = int32Pairs(c.data);
     }
     for (const [id, [a, b]] of runs) {
-      const n = pairs ? firstTimeAtOrAfter(pairs, a, b, window.end) - firstTimeAtOrAfter(pairs, a, b, window.start) : b - a;
+      const n = pairs ? lowerBound(pairs, a, b, hiOf(window.end), loOf(window.end)) - lowerBound(pairs, a, b, hiOf(window.start), loOf(window.start)) : b - a;
       rows.set(id, (rows.get(id) ?? 0) + n);
     }
   }

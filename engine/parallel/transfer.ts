@@ -13,6 +13,7 @@ import type { Column, ColumnType } from '../core/column.js';
 import { ConcatDict, type Dict, dictOf, PickDict, StringDict, Utf8Dict } from '../core/dict.js';
 import { Table } from '../core/table.js';
 import type { QueryResult } from '../ops/result.js';
+import { inFirstUseOrder } from '../storage/prepare.js';
 import { FileDict, type FileDictSnapshot } from '../storage/stored-column.js';
 
 type View = Float64Array | BigInt64Array | Int32Array | Uint8Array;
@@ -92,19 +93,8 @@ function encodeColumn(c: Column): EncodedColumn {
       const dict = encodeDict(c.dict);
       if (dict) return { type: c.type, codes: own(c.codes), dict };
       // another kind of dictionary: only the strings the rows use travel
-      const used = new Int32Array(c.dict.length).fill(-1);
-      const strings: string[] = [];
-      const codes = new Int32Array(c.codes.length);
-      for (let i = 0; i < codes.length; i++) {
-        const k = c.codes[i]!;
-        let u = used[k]!;
-        if (u < 0) {
-          u = used[k] = strings.length;
-          strings.push(c.dict.get(k));
-        }
-        codes[i] = u;
-      }
-      return { type: c.type, codes, dict: { k: 'strings', strings, sorted: false } };
+      const compact = inFirstUseOrder(c);
+      return { type: c.type, codes: compact.codes, dict: encodeDict(compact.dict)! };
     }
     case 'string':
       return { type: c.type, strings: c.values };

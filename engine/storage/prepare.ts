@@ -77,7 +77,7 @@ const ROW_ORDER_MIN = 4096;
  * unique values (execution IDs) the codes of one identifier's rows then span a narrow range of the
  * dictionary, so a narrow query reads only that part of it (storage/stored-column.ts).
  */
-function inFirstUseOrder(c: SymbolColumn): SymbolColumn {
+export function inFirstUseOrder(c: SymbolColumn): SymbolColumn {
   const remap = new Int32Array(c.dict.length).fill(-1);
   const strings: string[] = [];
   const codes = new Int32Array(c.codes.length);

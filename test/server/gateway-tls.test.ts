@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
 import { type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { type RunningGateway, startGateway } from '../../engine/gateway/rest.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
+import { qTableCall } from '../helpers/q.js';
 
 const cert = join(process.cwd(), 'test/fixtures/tls-test-cert.pem');
 const key = join(process.cwd(), 'test/fixtures/tls-test-key.pem');
@@ -71,15 +71,7 @@ describe('the gateway over TLS', () => {
       socket.on('data', (chunk: Buffer) => {
         if (stage === 0) {
           stage = 1;
-          const w = QWriter.forMessage();
-          w.vector(0, 2);
-          w.symbol('.fsi.getTicks');
-          w.u8(99);
-          w.vector(11, 1);
-          w.symText('table');
-          w.vector(0, 1);
-          w.symbol('Instrument');
-          socket.write(w.message(MSG_SYNC));
+          socket.write(qTableCall('.fsi.getTicks', 'Instrument'));
           chunk = chunk.subarray(1);
         }
         got = Buffer.concat([got, chunk]);

@@ -19,10 +19,10 @@ import { Clients } from '../../engine/gateway/clients.js';
 import { requestInfo, writeEnvelopeJson } from '../../engine/gateway/envelope.js';
 import { type RunningGateway, startGateway, TOKEN_REQUESTS_PER_MINUTE } from '../../engine/gateway/rest.js';
 import { ExternalIssuer } from '../../engine/gateway/tokens.js';
-import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
 import { startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
+import { qTableCall } from '../helpers/q.js';
 
 let db = '';
 let service: QueryService;
@@ -312,15 +312,7 @@ describe('the REST gateway', () => {
               if (got.length === 0 && c.length >= 1 && c[0] === 3 && c.length === 1) {
                 // logged in: ask for the Instrument table
                 got = Buffer.from(c);
-                const w = QWriter.forMessage();
-                w.vector(0, 2);
-                w.symbol('.fsi.getTicks');
-                w.u8(99);
-                w.vector(11, 1);
-                w.symText('table');
-                w.vector(0, 1);
-                w.symbol('Instrument');
-                socket.write(w.message(MSG_SYNC));
+                socket.write(qTableCall('.fsi.getTicks', 'Instrument'));
                 return;
               }
               got = Buffer.concat([got, c]);

@@ -10,6 +10,7 @@ import type { TickscopeError } from '../../core/errors.js';
 import { zoneOffsets } from '../../core/tz.js';
 import { NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
 import type { QueryResult } from '../../ops/result.js';
+import { errorEnvelope, type RequestInfo } from '../envelope.js';
 import { MSG_ASYNC, MSG_RESPONSE, Q_EPOCH_DAYS, Q_EPOCH_NS, QWriter } from './codec.js';
 
 /** How the client is answered: the response to a sync message, or an async call of its callback. */
@@ -121,7 +122,7 @@ export function writeTable(w: QWriter, r: QueryResult): void {
 }
 
 /** The header as a q dictionary: rc, ac (longs), ai (string), api (symbol), corr (string), times (timestamps), rows. */
-function writeHeader(w: QWriter, h: Header, window: { start: bigint; end: bigint } | undefined, zone: string): void {
+function writeHeader(w: QWriter, h: Header, rcvNs: bigint, window: { start: bigint; end: bigint } | undefined, zone: string): void {
   const keys = ['rc', 'ac', 'ai', 'api', 'corr', 'rcvTS', ...(h.startTS !== undefined && window ? ['startTS'] : []), ...(h.endTS !== undefined && window ? ['endTS'] : []), 'rows'];
   w.u8(99);
   w.vector(11, keys.length);
@@ -146,7 +147,7 @@ function writeHeader(w: QWriter, h: Header, window: { start: bigint; end: bigint
         w.chars(h.corr);
         break;
       case 'rcvTS':
-        w.timestamp(BigInt(Date.parse(`${h.rcvTS.slice(0, 23)}Z`)) * 1_000_000n + BigInt(h.rcvTS.slice(23, 29).padEnd(6, '0')));
+        w.timestamp(rcvNs);
         break;
       case 'startTS':
         w.timestamp(local(window!.start));
@@ -172,9 +173,9 @@ function begin(reply: QReply): QWriter {
 }
 
 /** A successful reply. */
-export function qResultMessage(r: QueryResult, header: Header, reply: QReply): Uint8Array {
+export function qResultMessage(r: QueryResult, header: Header, rcvNs: bigint, reply: QReply): Uint8Array {
   const w = begin(reply);
-  writeHeader(w, header, r.window, r.outputTZ);
+  writeHeader(w, header, rcvNs, r.window, r.outputTZ);
   if (reply.wrapInList) w.vector(0, 1);
   writeTable(w, r);
   return w.message(reply.kind === 'async' ? MSG_ASYNC : MSG_RESPONSE);
@@ -184,14 +185,14 @@ export function qResultMessage(r: QueryResult, header: Header, reply: QReply): U
  * A failed call's reply: to a sync message a q error whose text starts with the ac
  * (`"15 startTS: ..."`); to an async one with a callback `(callback; (header; ()))`.
  */
-export function qErrorMessage(err: TickscopeError, header: Header, reply: QReply): Uint8Array {
+export function qErrorMessage(err: TickscopeError, req: RequestInfo, reply: QReply): Uint8Array {
   if (reply.kind === 'response') {
     const w = QWriter.forMessage();
     w.error(`${err.ac} ${err.message}`);
     return w.message(MSG_RESPONSE);
   }
   const w = begin(reply);
-  writeHeader(w, header, undefined, 'UTC');
+  writeHeader(w, errorEnvelope(req, err).header, req.rcvNs, undefined, 'UTC');
   w.vector(0, 0);
   return w.message(MSG_ASYNC);
 }

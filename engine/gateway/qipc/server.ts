@@ -16,7 +16,7 @@ import { asTickscopeError, TickscopeError } from '../../core/errors.js';
 import { operationByName } from '../../registry/operations.js';
 import type { QueryService } from '../../service/query-service.js';
 import type { Clients, Scope } from '../clients.js';
-import { errorEnvelope, requestInfo } from '../envelope.js';
+import { requestInfo } from '../envelope.js';
 import type { TokenVerifier } from '../tokens.js';
 import { decodeMessage, decompress, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, Q_NULL, QSymbol, QWriter, readHeader } from './codec.js';
 import { qErrorMessage, type QReply } from './result.js';
@@ -115,6 +115,8 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
     const handle = async (type: number, body: Uint8Array): Promise<void> => {
       const corr = randomUUID();
       const started = performance.now();
+      // the header's rcvTS is when the message arrived, for an answer and an error alike
+      const received = requestInfo('?', corr);
       let op = '?';
       let reply: QReply = { kind: 'response' };
       let status = 'ok';
@@ -122,8 +124,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
       const answerError = (e: unknown): void => {
         const err = asTickscopeError(e);
         status = `ac=${err.ac}`;
-        if (type === MSG_SYNC) send(qErrorMessage(err, errorEnvelope(requestInfo(op, corr), err).header, reply));
-        else if (reply.kind === 'async') send(qErrorMessage(err, errorEnvelope(requestInfo(op, corr), err).header, reply));
+        send(qErrorMessage(err, { ...received, api: op }, reply));
       };
       try {
         const call = callOf(decodeMessage(body));
@@ -138,7 +139,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
         const queryId = corr;
         running.add(queryId);
         try {
-          const r = await service.executor.envelope(call.op, call.args, { format: 'q', req: requestInfo(call.op, corr), reply }, () => undefined, {
+          const r = await service.executor.envelope(call.op, call.args, { format: 'q', req: { ...received, api: call.op }, reply }, () => undefined, {
             queryId,
             ...(call.timeoutMs !== undefined ? { timeoutMs: call.timeoutMs } : {}),
           });

@@ -42,11 +42,12 @@ export interface ScanPlan {
   readonly alloc?: (n: number) => Int32Array;
 }
 
-const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
-const loOf = (v: bigint): number => Number(BigInt.asUintN(32, v));
+/** The high and low 32-bit words of an instant, as the int32 pairs of a timestamp column hold them. */
+export const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
+export const loOf = (v: bigint): number => Number(BigInt.asUintN(32, v));
 
 /** First row in [a, b) whose time is >= the target (hi/lo words), rows being time-sorted. */
-function lowerBound(pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
+export function lowerBound(pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
   let lo = a;
   let hi = b;
   while (lo < hi) {
@@ -75,7 +76,7 @@ function runRanges(p: RowSource, ids: readonly string[] | undefined, within: Sha
 }
 
 /** First position i in [a, b) of `order` whose row's time is >= the target (rows of `order` time-sorted). */
-function lowerBoundIn(order: Int32Array, pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
+export function lowerBoundIn(order: Int32Array, pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
   let lo = a;
   let hi = b;
   while (lo < hi) {

@@ -12,7 +12,7 @@ import { checkpoint } from '../../core/query-hooks.js';
 import { type Column, floats, int32Pairs, intsFrom, longsFrom } from '../../core/column.js';
 import { Table } from '../../core/table.js';
 import { roundHalfAway } from '../round.js';
-import { dictStrings, nullCodes } from '../../core/dict.js';
+import { type Dict, dictStrings, nullCodes } from '../../core/dict.js';
 
 export const FILL_MODES = ['null', 'zero', 'forward', 'linear', 'linearStep'] as const;
 export type FillMode = (typeof FILL_MODES)[number];
@@ -21,16 +21,22 @@ export type FillMode = (typeof FILL_MODES)[number];
 export function groupOfRows(t: Table, idColumn: string | null, alloc: (n: number) => Int32Array = (n) => new Int32Array(n)): { group: Int32Array; count: number } {
   const id = idColumn ? t.get(idColumn) : undefined;
   if (!id || id.type !== 'symbol') return { group: alloc(t.length).fill(0), count: 1 };
-  const groupOfCode = new Int32Array(id.dict.length);
+  const { groupOfCode, count } = groupsOfCodes(id.dict);
+  const group = alloc(t.length);
+  for (let i = 0; i < t.length; i++) group[i] = groupOfCode[id.codes[i]!]!;
+  return { group, count };
+}
+
+/** A group per dictionary code, by string (a dictionary may repeat one), and the number of groups. */
+function groupsOfCodes(dict: Dict): { groupOfCode: Int32Array; count: number } {
+  const groupOfCode = new Int32Array(dict.length);
   const byName = new Map<string, number>();
-  dictStrings(id.dict).forEach((s, code) => {
+  dictStrings(dict).forEach((s, code) => {
     let g = byName.get(s);
     if (g === undefined) byName.set(s, (g = byName.size));
     groupOfCode[code] = g;
   });
-  const group = alloc(t.length);
-  for (let i = 0; i < t.length; i++) group[i] = groupOfCode[id.codes[i]!]!;
-  return { group, count: byName.size };
+  return { groupOfCode, count: byName.size };
 }
 
 /** Row indices per identifier, each ascending (for callers that need whole groups). */
@@ -328,16 +334,9 @@ function rowAccess(c: Column): { isNull: (i: number) => boolean; copy: (from: nu
 export function fillForwardSeams(t: Table, idColumn: string, starts: readonly number[]): Table {
   const id = t.get(idColumn);
   if (!id || id.type !== 'symbol') return t;
-  // identifier of a row: one lookup through its code (equal strings in a repeated dictionary agree)
-  const groupOfCode = new Int32Array(id.dict.length);
-  const byName = new Map<string, number>();
-  dictStrings(id.dict).forEach((s, code) => {
-    let g = byName.get(s);
-    if (g === undefined) byName.set(s, (g = byName.size));
-    groupOfCode[code] = g;
-  });
+  // identifier of a row: one lookup through its code (no group array over every row)
+  const { groupOfCode, count } = groupsOfCodes(id.dict);
   const groupOf = (r: number): number => groupOfCode[id.codes[r]!]!;
-  const count = byName.size;
   const columns = t.columns.map((c, ci) => {
     if (t.names[ci] === idColumn) return c;
     const access = rowAccess(c);

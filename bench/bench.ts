@@ -13,7 +13,7 @@
  * - at each --threads count N: DuckDB `SET threads = N`; Tickscope's getTicks/getStats cases run through
  *   an executor of N query workers (Executor.call: the query split across idle workers by identifier
  *   ranges when it can, its result's columns transferred to this thread), as `tickscope serve` and the
- *   desktop app run them. The order analytics cases run in this thread (they do not split).
+ *   desktop app run them; the order analytics cases too (they do not split: one worker runs each).
  * Order analytics cases (cases-orders.ts): the same method; generateOrderAnalytics writes, so it runs on
  * per-run scratch copies of the database and the .duckdb file (data.ts scratchCopies).
  * Cold case: fresh processes (cold-ours.ts, cold-duck.ts) minus node's own start-up (cold-empty.ts).
@@ -166,15 +166,9 @@ function checkCase(id: WarmCaseId, q: CaseQuery, ours: Table, duckResult: DuckCo
   return ours.length;
 }
 
-async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery, executors: ReadonlyMap<number, Executor> | null): Promise<WarmResult> {
+async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q: CaseQuery, executors: ReadonlyMap<number, Executor>): Promise<WarmResult> {
   const info = WARM_CASES.find((c) => c.id === id)!;
   const res: WarmResult = { id, name: info.name, target: info.target, rows: null, timings: {}, error: null };
-  let ours: () => Table | Promise<Table>;
-  const inThread = (): Table => {
-    const table = engine.call(q.op, q.args).table;
-    void table.columns; // every column in its own array, as DuckDB's result is read into JS
-    return table;
-  };
   const onExecutor = (ex: Executor) => async (): Promise<Table> => {
     const r = await ex.call(q.op, q.args);
     if (!r.ok) throw new Error(`${id}: ac ${r.header.ac}: ${r.header.ai}`);
@@ -188,8 +182,7 @@ async function runWarm(engine: Engine, duck: DuckDBConnection, id: WarmCaseId, q
     for (const statement of q.duckSetup ?? []) await duck.run(statement);
     for (const threads of threadCounts) {
       await duck.run(`SET threads = ${threads}`);
-      const ex = executors?.get(threads);
-      ours = ex ? onExecutor(ex) : inThread;
+      const ours = onExecutor(executors.get(threads)!);
       // values first (also the first warm-up): checked at every thread count, as DuckDB's plan differs
       res.rows = checkCase(id, q, await ours(), await theirs());
       const t = await timeInterleaved(ours, theirs);
@@ -562,19 +555,26 @@ if (needScratch) {
   log(`  scratch copies for the cases that write: ${copies.dir} and its .duckdb (${((performance.now() - t1) / 1000).toFixed(1)} s)`);
 }
 
-// The getTicks/getStats cases run through executors of 1, 2, ... workers (one per thread count).
-const executors = new Map<number, Executor>();
-if (selected.some((id) => WARM_CASES.some((c) => c.id === id && c.geomean))) {
-  for (const t of threadCounts) executors.set(t, await Executor.start([data.dir], { ...loadSettings({ env: {} }), workers: t, maxRunningQueries: t }));
+// Every warm case runs through executors of 1, 2, ... workers (one per thread count and database:
+// the bench's data, and the scratch copy for the cases that write), as the app and the gateway run it.
+const executorsOf = new Map<string, Map<number, Executor>>();
+async function executorsFor(dir: string): Promise<ReadonlyMap<number, Executor>> {
+  let m = executorsOf.get(dir);
+  if (!m) {
+    m = new Map();
+    for (const t of threadCounts) m.set(t, await Executor.start([dir], { ...loadSettings({ env: {} }), workers: t, maxRunningQueries: t }));
+    executorsOf.set(dir, m);
+  }
+  return m;
 }
 const warm: WarmResult[] = [];
 for (const c of WARM_CASES) {
   if (!selected.includes(c.id)) continue;
   const q = queries[c.id];
-  const sides = q.on === 'scratch' ? scratch! : { engine, duck: duck! };
-  warm.push(await runWarm(sides.engine, sides.duck, c.id, q, c.geomean ? executors : null));
+  const sides = q.on === 'scratch' ? scratch! : { engine, duck: duck!, dir: data.dir };
+  warm.push(await runWarm(sides.engine, sides.duck, c.id, q, await executorsFor(sides.dir)));
 }
-for (const ex of executors.values()) await ex.close();
+for (const m of executorsOf.values()) for (const ex of m.values()) await ex.close();
 
 let cold: ColdResult | null = null;
 let coldError: string | null = null;
@@ -752,7 +752,7 @@ if (workersMemory) {
 } else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
 console.log('');
 if (warm.length > 0) console.log(
-  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: getTicks/getStats through an executor of N workers (Executor.call, split across them when the query allows) + every column as an array in this thread, the order analytics cases engine.call in this thread; vs DuckDB query + every column read into JS arrays.`,
+  `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: every case through an executor of N workers (Executor.call, split across them when the query allows) + every column as an array in this thread; vs DuckDB query + every column read into JS arrays.`,
 );
 for (const line of tolerated) console.log(`  ${line}`);
 if (orderRows.length > 0) {

@@ -164,7 +164,7 @@ export function encodeDict(strings: readonly string[]): { offsets: Int32Array; d
 export class ConcatDict implements Dict {
   readonly length: number;
   readonly sorted = false;
-  private readonly bases: Int32Array;
+  readonly bases: Int32Array;
 
   constructor(readonly parts: readonly Dict[]) {
     this.bases = new Int32Array(parts.length + 1);
@@ -251,6 +251,69 @@ const textIds = new WeakMap<Dict, { epoch: number; ids: Int32Array }>();
 
 /** The numbering's generation: a textId is comparable only with those of the same epoch. */
 export const textIdEpoch = (): number => internEpoch;
+
+/**
+ * textId of every code of `codes[0 .. n)` into `out` (-1 for a negative code): the dictionary's table
+ * is looked up once, not per row, and a picked or concatenated dictionary keeps a table of its own for
+ * the call. Check textIdEpoch around it: a numbering that starts again mid-way leaves mixed epochs.
+ */
+export function textIdsOf(d: Dict, codes: Int32Array, n: number, out: Int32Array): void {
+  if (d instanceof PickDict) {
+    const base = new Int32Array(n);
+    for (let e = 0; e < n; e++) base[e] = codes[e]! < 0 ? -1 : d.picks[codes[e]!]!;
+    textIdsOf(d.base, base, n, out);
+    return;
+  }
+  if (d instanceof ConcatDict) {
+    // the entries grouped by part (a counting sort), each part's codes numbered by its own table
+    const parts = d.parts.length;
+    const start = new Int32Array(parts + 1);
+    const part = new Int32Array(n);
+    for (let e = 0; e < n; e++) {
+      const code = codes[e]!;
+      if (code < 0) {
+        part[e] = -1;
+        out[e] = -1;
+      } else start[(part[e] = d.partOf(code)) + 1]!++;
+    }
+    for (let p = 0; p < parts; p++) start[p + 1]! += start[p]!;
+    const at = start.slice(0, parts);
+    const order = new Int32Array(start[parts]!);
+    const local = new Int32Array(start[parts]!);
+    for (let e = 0; e < n; e++) {
+      const p = part[e]!;
+      if (p < 0) continue;
+      const j = at[p]!++;
+      order[j] = e;
+      local[j] = codes[e]! - d.bases[p]!;
+    }
+    const ids = new Int32Array(local.length);
+    for (let p = 0; p < parts; p++) {
+      const from = start[p]!;
+      const m = start[p + 1]! - from;
+      if (m > 0) textIdsOf(d.parts[p]!, local.subarray(from, from + m), m, ids.subarray(from, from + m));
+    }
+    for (let j = 0; j < order.length; j++) out[order[j]!] = ids[j]!;
+    return;
+  }
+  let cache = textIds.get(d);
+  if (!cache || cache.epoch !== internEpoch) textIds.set(d, (cache = { epoch: internEpoch, ids: new Int32Array(d.length).fill(-1) }));
+  const ids = cache.ids;
+  const epoch = internEpoch;
+  for (let e = 0; e < n; e++) {
+    const code = codes[e]!;
+    if (code < 0) {
+      out[e] = -1;
+      continue;
+    }
+    let k = ids[code]!;
+    if (k < 0) {
+      k = textId(d, code);
+      if (epoch === internEpoch) ids[code] = k;
+    }
+    out[e] = k;
+  }
+}
 
 /**
  * A number for a code's text, the same for equal strings in any dictionary (count distinct compares

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../engine/core/builder.js';
 import { type Column, concatColumns, floats, gatherParts, rowRuns, sliceColumn, type SymbolColumn, symbolRanks } from '../../engine/core/column.js';
-import { dictStrings } from '../../engine/core/dict.js';
+import { ConcatDict, dictOf, dictStrings, PickDict, textId, textIdsOf } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { sortTable } from '../../engine/ops/sort.js';
 import { compactDict } from '../../engine/storage/prepare.js';
@@ -93,5 +93,26 @@ describe('gathering rows of several parts', () => {
     const picked = gatherParts('symbol', [{ column: unique, rows: wide }]) as SymbolColumn;
     expect(strings(picked)).toEqual(['id5', 'id3999', 'id17', 'id5']);
     expect(picked.dict.length).toBe(3);
+  });
+});
+
+describe('text ids in bulk', () => {
+  it('numbers equal strings alike through plain, picked and concatenated dictionaries, as textId does one by one', () => {
+    const plain = dictOf(['MSFT', 'AAPL', '', 'IBM']);
+    const picked = new PickDict(dictOf(['IBM', 'ORCL', 'MSFT']), Int32Array.from([2, 0, 1]));
+    const other = dictOf(['AAPL', 'NVDA']);
+    const concat = new ConcatDict([plain, picked, other]);
+    const codes = Int32Array.from([8, 0, -1, 4, 6, 1, 5, 2, 7, 3, 0, 8]);
+    const out = new Int32Array(codes.length);
+    textIdsOf(concat, codes, codes.length, out);
+    expect([...out]).toEqual([...codes].map((k) => (k < 0 ? -1 : textId(concat, k))));
+    const text = [...codes].map((k) => (k < 0 ? null : concat.get(k)));
+    // equal strings (MSFT at codes 0 and 4, AAPL at 1 and 7, IBM at 3 and 5) share one id; others differ
+    for (let i = 0; i < codes.length; i++) {
+      for (let j = 0; j < codes.length; j++) if (text[i] !== null && text[j] !== null) expect(out[i] === out[j]).toBe(text[i] === text[j]);
+    }
+    const few = new Int32Array(2);
+    textIdsOf(picked, Int32Array.from([0, 1]), 2, few);
+    expect([...few]).toEqual([out[3], out[6]]); // concatenated codes 4 and 5
   });
 });

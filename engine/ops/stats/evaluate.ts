@@ -10,7 +10,7 @@ import { argError } from '../../core/errors.js';
 import { checkpoint } from '../../core/query-hooks.js';
 import { type Fail, type Frame, kernel } from './aggregates.js';
 import type { ElementwiseOp, Node, OrderedOp } from './tree.js';
-import { dictOf, textId, textIdEpoch } from '../../core/dict.js';
+import { dictOf, textId, textIdEpoch, textIdsOf } from '../../core/dict.js';
 import { columnVec, type NumVec, type Vec } from './vectors.js';
 
 /** The number of the null symbol's text (""). */
@@ -287,11 +287,11 @@ function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
         const epoch = textIdEpoch();
         const empty = textIdOfNull();
         let max = -1;
+        textIdsOf(arg.dict, arg.codes, n, ids);
         for (let e = 0; e < n; e++) {
-          const code = arg.codes[e]!;
-          const k = code < 0 ? -1 : textId(arg.dict, code);
-          ids[e] = k === empty ? -1 : k;
-          if (k > max) max = k;
+          const k = ids[e]!;
+          if (k === empty) ids[e] = -1;
+          else if (k > max) max = k;
         }
         count = max + 1;
         // the numbering started again mid-way (its table was full): number this column afresh
@@ -300,7 +300,7 @@ function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
       break;
     }
   }
-  const fresh = firstOfEachPair(ids, count, f.cell, f.cells, n);
+  const fresh = firstOfEachPair(ids, count, f.cell, n);
   switch (arg.t) {
     case 'num': {
       const d = arg.d.slice();
@@ -320,15 +320,13 @@ function distinct(arg: Vec, f: Frame, fail: Fail): Vec {
   }
 }
 
-/** Most bytes of the (cell, value) bitmap of firstOfEachPair before it uses a set instead. */
-const PAIR_BITMAP_BYTES = 64 * 1024 * 1024;
-
 /**
  * 1 for the first entry of each (cell, value) pair, values numbered 0 .. count-1 (-1: null, never
- * kept). Values are renumbered densely first, then the pairs are marked in a bitmap of cells x
- * values (a set of numbers when that would be too large).
+ * kept). Values are renumbered densely first; each value remembers the cell it was first seen in, so a
+ * value seen in one cell only (an orderID per instrument) costs one array slot; the pairs of a value
+ * seen again in another cell go to a set of numbers.
  */
-function firstOfEachPair(ids: Int32Array, count: number, cell: Int32Array, cells: number, n: number): Uint8Array {
+function firstOfEachPair(ids: Int32Array, count: number, cell: Int32Array, n: number): Uint8Array {
   const dense = new Int32Array(n);
   let used = 0;
   if (count <= 4 * n + 16) {
@@ -352,22 +350,21 @@ function firstOfEachPair(ids: Int32Array, count: number, cell: Int32Array, cells
     }
   }
   const fresh = new Uint8Array(n);
-  if (cells * used <= PAIR_BITMAP_BYTES) {
-    const seen = new Uint8Array(cells * used);
-    for (let e = 0; e < n; e++) {
-      const d = dense[e]!;
-      if (d < 0) continue;
-      const key = cell[e]! * used + d;
-      if (!seen[key]) seen[key] = fresh[e] = 1;
-    }
-  } else {
-    const seen = new Set<number>();
-    for (let e = 0; e < n; e++) {
-      const d = dense[e]!;
-      if (d < 0) continue;
-      const key = cell[e]! * used + d;
-      if (!seen.has(key)) {
-        seen.add(key);
+  const firstCell = new Int32Array(used).fill(-1);
+  let others: Set<number> | null = null;
+  for (let e = 0; e < n; e++) {
+    const d = dense[e]!;
+    if (d < 0) continue;
+    const c = cell[e]!;
+    const first = firstCell[d]!;
+    if (first < 0) {
+      firstCell[d] = c;
+      fresh[e] = 1;
+    } else if (first !== c) {
+      const key = c * used + d;
+      others ??= new Set<number>();
+      if (!others.has(key)) {
+        others.add(key);
         fresh[e] = 1;
       }
     }

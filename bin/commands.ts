@@ -4,10 +4,12 @@
  * and `--help` do not pay for loading packages they never use (~180 ms).
  */
 import type { ParseArgsConfig } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
-import { errorEnvelope, requestInfo, writeEnvelopeJson } from '../engine/gateway/envelope.js';
+import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
+import { textChunks } from '../engine/output/text.js';
+import { tableToArrow } from '../engine/service/arrow.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 
@@ -52,23 +54,26 @@ function intOption(values: Record<string, unknown>, name: string, min: number): 
   return n;
 }
 
-/** Writes text to stdout in large chunks. */
-function stdoutWriter(): { write: (s: string) => void; flush: () => void } {
-  let buf = '';
-  return {
-    write: (s) => {
-      buf += s;
-      if (buf.length > 1 << 20) {
-        process.stdout.write(buf);
-        buf = '';
-      }
-    },
-    flush: () => {
-      if (buf) process.stdout.write(buf);
-      buf = '';
-    },
-  };
+const OUTPUT_FORMATS = ['json', 'csv', 'arrow'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/**
+ * Writes bytes to standard output, blocking until they are taken (a full pipe is waited on, not
+ * buffered in memory): the renderer's buffer is written again once this returns.
+ */
+function writeOut(bytes: Uint8Array): void {
+  for (let off = 0; off < bytes.length; ) {
+    try {
+      off += writeSync(1, bytes, off, bytes.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); // a non-blocking pipe is full: wait for the reader
+    }
+  }
 }
+
+/** The reader of standard output went away (`tickscope call ... | head`): stop quietly. */
+const isPipeGone = (e: unknown): boolean => (e as NodeJS.ErrnoException | null)?.code === 'EPIPE';
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -166,20 +171,30 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'call',
-    usage: "call --db DIR [--db DIR ...] OPERATION 'JSON BODY'",
-    summary: 'Run an operation and print the JSON response the REST gateway would give.',
+    usage: "call --db DIR [--db DIR ...] [--format json|csv|arrow] OPERATION 'JSON BODY'",
+    summary: 'Run an operation and print its result: the JSON response the REST gateway would give, or CSV or Arrow.',
     help: [
       'OPERATION: .fsi.getTicks, .fsi.getStats, getOrderAnalyticSummary, .fsi.eqea.generateOrderAnalytics',
       '(or their plain names). BODY: the JSON request body, with REST-encoded strings or native values;',
-      '@FILE reads it from a file, - from standard input. Exit status 1 when the response is an error.',
+      '@FILE reads it from a file, - from standard input.',
+      '--format json   the response envelope {"header": ..., "payload": [rows]} (default)',
+      '--format csv    a header line of column names, then the rows (timestamps in outputTZ, as the app exports)',
+      '--format arrow  an Arrow IPC stream: typed columns, timestamps as UTC nanoseconds with outputTZ in the',
+      '                schema, the response header as the schema metadata "header"',
+      'Exit status 1 when the response is an error: the JSON error envelope on standard output for json,',
+      'the error on standard error for csv and arrow.',
     ].join('\n'),
-    options: dbOption,
+    options: { ...dbOption, format: { type: 'string' } },
     async run(values, positionals) {
       const [operation, body] = positionals;
+      const format = (values['format'] as string | undefined) ?? 'json';
+      if (!OUTPUT_FORMATS.includes(format as OutputFormat)) {
+        throw new TickscopeError('badRequest', `--format: ${JSON.stringify(format)} is not an output format; expected one of ${OUTPUT_FORMATS.join(', ')}`);
+      }
       if (!operation) throw new TickscopeError('badRequest', "call needs OPERATION and 'JSON BODY'");
       const dirs = dbDirs(values, 'call');
       const req = requestInfo(operation);
-      const out = stdoutWriter();
+      let started = false;
       try {
         const text = body === undefined ? '{}' : body === '-' ? readFileSync(0, 'utf8') : body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body;
         let args: unknown;
@@ -190,13 +205,20 @@ export const COMMANDS: readonly Command[] = [
         }
         const engine = Engine.open(dirs);
         const result = engine.call(operation, args);
-        writeEnvelopeJson(req, result, out.write);
-        out.write('\n');
-        out.flush();
+        const header = okHeader(req, result);
+        started = true;
+        // each chunk is written (blocking) before the next is rendered: one buffer serves them all
+        if (format === 'arrow') writeOut(tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }));
+        else {
+          const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
+          for (const chunk of textChunks(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true })) writeOut(chunk);
+        }
         return 0;
       } catch (e) {
-        out.flush();
-        process.stdout.write(`${JSON.stringify(errorEnvelope(req, asTickscopeError(e)))}\n`);
+        if (isPipeGone(e)) return 0;
+        const err = asTickscopeError(e);
+        if (format === 'json' && !started) process.stdout.write(`${JSON.stringify(errorEnvelope(req, err))}\n`);
+        else console.error(`tickscope call: ${err.message}`);
         return 1;
       }
     },

@@ -41,16 +41,16 @@ const str = (v: unknown, name: string): string => {
   return v;
 };
 
-/** Writes CSV chunks to a file, respecting back-pressure. */
-async function writeChunks(path: string, chunks: AsyncIterable<string>): Promise<number> {
-  const out = createWriteStream(path, { encoding: 'utf8' });
+/** Writes CSV chunks to a file, respecting back-pressure; returns the line count less the header. */
+async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+  const out = createWriteStream(path);
   const done = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
   });
   let lines = 0;
   for await (const chunk of chunks) {
-    for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) lines++;
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   out.end();

@@ -88,6 +88,14 @@ export class Table {
     });
   }
 
+  /**
+   * Each column as its base and the row index reading it (null: row i is row i), without gathering
+   * views: for renderers that loop over rows themselves.
+   */
+  sources(): Array<{ readonly column: Column; readonly index: Int32Array | null }> {
+    return this.entries.map((e) => (!e.index || e.gathered ? { column: entryColumn(e), index: null } : { column: e.base, index: e.index }));
+  }
+
   /** Rows `idx` of every column (views stay views: their indexes are composed). */
   take(idx: Int32Array): Table {
     return new Table(

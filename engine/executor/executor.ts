@@ -48,7 +48,7 @@ interface Call {
   readonly resolve: (v: unknown) => void;
   readonly reject: (e: TickscopeError) => void;
   /** Takes a streamed chunk; a promise holds the worker back until it settles (the reader is slow). */
-  readonly onChunk?: (text: string) => void | Promise<void>;
+  readonly onChunk?: (bytes: Uint8Array) => void | Promise<void>;
   slot?: Slot;
 }
 
@@ -281,7 +281,7 @@ export class Executor {
           Atomics.add(slot.flowCount, 0, 1);
           Atomics.notify(slot.flowCount, 0);
         };
-        const r = call.onChunk?.(m.text);
+        const r = call.onChunk?.(m.bytes);
         if (r instanceof Promise) void r.then(taken, taken);
         else taken();
         return undefined;
@@ -333,7 +333,7 @@ export class Executor {
     void slot.ready.then(() => this.pump(), () => undefined);
   }
 
-  private post(slot: Slot, method: WorkerMethod, params: readonly unknown[], onChunk?: (text: string) => void | Promise<void>): { call: Call; promise: Promise<unknown> } {
+  private post(slot: Slot, method: WorkerMethod, params: readonly unknown[], onChunk?: (bytes: Uint8Array) => void | Promise<void>): { call: Call; promise: Promise<unknown> } {
     let call!: Call;
     const promise = new Promise<unknown>((resolve, reject) => {
       call = { id: this.nextId++, method, params, resolve, reject, ...(onChunk ? { onChunk } : {}), slot };
@@ -441,7 +441,7 @@ export class Executor {
    * Arrow IPC bytes with the header in the schema's metadata. A failure answers the error's header
    * (nothing was streamed).
    */
-  envelope(operation: string, args: unknown, request: EnvelopeRequest, onChunk: (text: string) => void | Promise<void>, opts: RunOptions = {}): Promise<EnvelopeResponse> {
+  envelope(operation: string, args: unknown, request: EnvelopeRequest, onChunk: (bytes: Uint8Array) => void | Promise<void>, opts: RunOptions = {}): Promise<EnvelopeResponse> {
     return this.submit<EnvelopeResponse>(
       'envelope',
       operation,
@@ -481,7 +481,7 @@ export class Executor {
     done: (v: unknown, slot: Slot) => T,
     failed: (e: TickscopeError) => T,
     extra: readonly unknown[] = [],
-    onChunk?: (text: string) => void | Promise<void>,
+    onChunk?: (bytes: Uint8Array) => void | Promise<void>,
   ): Promise<T> {
     const queryId = opts.queryId ?? `q${this.nextId}`;
     if (this.queries.has(queryId)) return Promise.resolve(failed(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
@@ -672,15 +672,15 @@ export class Executor {
   }
 
   /** A result as CSV, chunk by chunk, rendered in its worker. */
-  async *csv(resultId: unknown): AsyncGenerator<string, void, void> {
+  async *csv(resultId: unknown): AsyncGenerator<Uint8Array, void, void> {
     // each chunk is "taken" when the reader pulls it: the worker stays at most FLOW_WINDOW ahead
-    const chunks: Array<{ readonly text: string; readonly taken: () => void }> = [];
+    const chunks: Array<{ readonly bytes: Uint8Array; readonly taken: () => void }> = [];
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: unknown = null;
-    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (text) =>
+    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (bytes) =>
       new Promise<void>((taken) => {
-        chunks.push({ text, taken });
+        chunks.push({ bytes, taken });
         wake?.();
       }),
     );
@@ -695,10 +695,10 @@ export class Executor {
         wake?.();
       },
     );
-    const next = (): string => {
+    const next = (): Uint8Array => {
       const c = chunks.shift()!;
       c.taken();
-      return c.text;
+      return c.bytes;
     };
     try {
       for (;;) {

@@ -71,7 +71,7 @@ export interface CallMessage {
 export type WorkerMessage =
   | { readonly kind: 'ready' }
   | { readonly kind: 'progress'; readonly id: number; readonly done: number; readonly total: number; readonly unit: string }
-  | { readonly kind: 'chunk'; readonly id: number; readonly text: string }
+  | { readonly kind: 'chunk'; readonly id: number; readonly bytes: Uint8Array }
   | { readonly kind: 'done'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'fail'; readonly id: number; readonly error: { readonly kind: ErrorKindName; readonly message: string } };
 

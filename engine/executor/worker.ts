@@ -13,7 +13,8 @@ import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
-import { okHeader, writeEnvelopeJson } from '../gateway/envelope.js';
+import { okHeader } from '../gateway/envelope.js';
+import { textChunks } from '../output/text.js';
 import { tableToArrow } from '../service/arrow.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
@@ -54,6 +55,9 @@ if (init.store) {
 }
 const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
 const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes });
+
+/** Bytes per streamed chunk: small enough that a slow reader holds the worker back early (FLOW_WINDOW chunks). */
+const STREAM_CHUNK_BYTES = 1 << 16;
 
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
@@ -136,13 +140,14 @@ function handle(m: CallMessage): void {
   // a chunk goes out only while the reader is at most FLOW_WINDOW chunks behind
   Atomics.store(flow, 0, 0);
   let sent = 0;
-  const postChunk = (text: string): void => {
+  const postChunk = (bytes: Uint8Array): void => {
     for (let taken = Atomics.load(flow, 0); sent - taken >= FLOW_WINDOW; taken = Atomics.load(flow, 0)) {
       hooks.checkpoint();
       Atomics.wait(flow, 0, taken, 50);
     }
     sent++;
-    post({ kind: 'chunk', id: m.id, text });
+    // each chunk is a buffer of its own (engine/output/out.ts): moved, not copied
+    post({ kind: 'chunk', id: m.id, bytes }, [bytes.buffer as ArrayBuffer]);
   };
   try {
     const value = withQueryHooks(hooks, () => {
@@ -171,10 +176,10 @@ function handle(m: CallMessage): void {
             const arrow = tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) });
             return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);
           }
-          writeEnvelopeJson(req, result, (text) => {
+          for (const bytes of textChunks('json', result.table, result.outputTZ, { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}', chunkBytes: STREAM_CHUNK_BYTES })) {
             hooks.checkpoint();
-            postChunk(text);
-          });
+            postChunk(bytes);
+          }
           return { header } satisfies EnvelopeAnswer;
         }
         case 'page':
@@ -189,9 +194,9 @@ function handle(m: CallMessage): void {
           return service.release(a);
         case 'csv': {
           const { rows, chunks } = service.csv(a);
-          for (const text of chunks) {
+          for (const bytes of chunks) {
             hooks.checkpoint();
-            postChunk(text);
+            postChunk(bytes);
           }
           return { rows };
         }

@@ -1,13 +1,15 @@
 /**
  * The response envelope (SPEC 7): {"header": {rc, ac, ai, api, corr, rcvTS, startTS, endTS, rows},
- * "payload": rows}. Written as a stream of JSON text so a million-row payload never exists as objects.
+ * "payload": rows}. Streamed as bytes by engine/output/text.ts, so a million-row payload never
+ * exists as objects or one string.
  */
 import { randomUUID } from 'node:crypto';
 import type { Header } from '../contract.js';
 import type { TickscopeError } from '../core/errors.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import type { QueryResult } from '../ops/result.js';
-import { jsonCells, textCells } from './render.js';
+import { textChunks } from '../output/text.js';
+import { textCells } from './render.js';
 
 export type { Header };
 
@@ -65,28 +67,20 @@ export function errorEnvelope(req: RequestInfo, err: TickscopeError): { header: 
   };
 }
 
-/** Streams the payload rows of a result as a JSON array, in chunks of about `chunkBytes`. */
-export function writePayloadJson(result: QueryResult, write: (chunk: string) => void, chunkBytes = 1 << 16): void {
-  const { table, outputTZ } = result;
-  const keys = table.names.map((n) => `${JSON.stringify(n)}:`);
-  const cells = table.readers((c) => jsonCells(c, outputTZ));
-  const ncol = keys.length;
-  let buf = '[';
-  for (let i = 0; i < table.length; i++) {
-    let row = i === 0 ? '{' : ',{';
-    for (let j = 0; j < ncol; j++) row += (j ? ',' : '') + keys[j] + cells[j]!(i);
-    buf += `${row}}`;
-    if (buf.length >= chunkBytes) {
-      write(buf);
-      buf = '';
-    }
-  }
-  write(`${buf}]`);
+/** The payload rows of a result as one JSON text (tests and small answers; streams use engine/output/text.ts). */
+export function payloadJson(result: QueryResult): string {
+  const dec = new TextDecoder();
+  let text = '';
+  for (const chunk of textChunks('json', result.table, result.outputTZ)) text += dec.decode(chunk, { stream: true });
+  return text + dec.decode();
 }
 
-/** Streams a whole successful envelope. */
-export function writeEnvelopeJson(req: RequestInfo, result: QueryResult, write: (chunk: string) => void): void {
-  write(`{"header":${JSON.stringify(okHeader(req, result))},"payload":`);
-  writePayloadJson(result, write);
-  write('}');
+/** A whole successful envelope as one JSON text. */
+export function envelopeJson(req: RequestInfo, result: QueryResult): string {
+  return `{"header":${JSON.stringify(okHeader(req, result))},"payload":${payloadJson(result)}}`;
+}
+
+/** @deprecated the string-chunk form of payloadJson, until its last test caller moves. */
+export function writePayloadJson(result: QueryResult, write: (chunk: string) => void): void {
+  write(payloadJson(result));
 }

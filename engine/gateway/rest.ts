@@ -210,9 +210,9 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     // settles once the response has taken the chunk: a slow client holds back the worker's rendering
     // (one wait for the next drain, shared by every chunk written meanwhile)
     let draining: Promise<void> | null = null;
-    const write = (text: string): Promise<void> | void => {
+    const write = (bytes: Uint8Array): Promise<void> | void => {
       const s = stream ?? start();
-      if (s.destroyed || s.write(text)) return undefined;
+      if (s.destroyed || s.write(bytes)) return undefined;
       draining ??= new Promise<void>((taken) => {
         const done = (): void => {
           s.off('drain', done);

@@ -179,7 +179,7 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
       const chunks = service.csv(id)[Symbol.asyncIterator]();
       // the first chunk (the header line) before answering: an unknown result is an error, not an empty file
       const first = await chunks.next();
-      async function* all(): AsyncGenerator<string> {
+      async function* all(): AsyncGenerator<Uint8Array> {
         if (!first.done) yield first.value;
         for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
       }

@@ -18,7 +18,7 @@ import { sortTable } from '../ops/sort.js';
 import { decodeSortKeys } from '../registry/decode.js';
 import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
-import { csvChunks } from './csv.js';
+import { textChunks } from '../output/text.js';
 
 /** Results held for paging, charting and export; the least recently used is dropped first. */
 export const MAX_RESULTS = 8;
@@ -209,9 +209,9 @@ export class AppService {
     return tableToArrow(r.table);
   }
 
-  /** A whole result as CSV chunks, and its row count. */
-  csv(resultId: unknown): { rows: number; chunks: Iterable<string> } {
+  /** A whole result as CSV chunks (bytes, rendered as they are pulled), and its row count. */
+  csv(resultId: unknown, chunkBytes = 1 << 16): { rows: number; chunks: Iterable<Uint8Array> } {
     const r = this.result(resultId);
-    return { rows: r.table.length, chunks: csvChunks(r) };
+    return { rows: r.table.length, chunks: textChunks('csv', r.table, r.outputTZ, { chunkBytes }) };
   }
 }

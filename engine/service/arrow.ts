@@ -27,7 +27,9 @@ import {
 } from 'apache-arrow';
 import { type Column, floats, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
-import { dictStrings } from '../core/dict.js';
+import { type Dict, Utf8Dict } from '../core/dict.js';
+import { FileDict } from '../storage/stored-column.js';
+import { dictBytes } from '../output/dict-bytes.js';
 
 /** Validity bitmap (bit set = valid) and null count from a per-row null test. */
 function validity(n: number, isNull: (i: number) => boolean): { nullBitmap: Uint8Array; nullCount: number } {
@@ -51,6 +53,58 @@ function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
   parts.forEach((p, i) => data.set(p, valueOffsets[i]!));
   const v = nulls ? validity(values.length, (i) => values[i] === '') : { nullBitmap: new Uint8Array(0), nullCount: 0 };
   return makeData({ type: new Utf8(), length: values.length, valueOffsets, data, ...v });
+}
+
+/**
+ * A symbol column's Arrow dictionary from its dictionary's UTF-8 bytes (no string decoded): every
+ * entry, or, when the dictionary is much larger than the rows (a narrow query over nearly unique
+ * values such as execution IDs), only the entries the rows use, renumbered in first-use order.
+ * `empty[k]` marks the null symbol "" (a null row in Arrow).
+ */
+function utf8Dictionary(codes: Int32Array, dict: Dict): { codes: Int32Array; offsets: Int32Array; data: Uint8Array; empty: Uint8Array } {
+  const n = codes.length;
+  let entries: Int32Array;
+  let outCodes = codes;
+  if (dict.length > 2 * n + 1024) {
+    const remap = new Int32Array(dict.length).fill(-1);
+    const used: number[] = [];
+    outCodes = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const k = codes[i]!;
+      let m = remap[k]!;
+      if (m < 0) {
+        m = remap[k] = used.length;
+        used.push(k);
+      }
+      outCodes[i] = m;
+    }
+    entries = Int32Array.from(used);
+  } else {
+    // the whole dictionary: a stored one's own buffers as they are
+    const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
+    if (whole) {
+      const empty = new Uint8Array(dict.length);
+      for (let k = 0; k < dict.length; k++) if (whole.offsets[k + 1] === whole.offsets[k]) empty[k] = 1;
+      return { codes, offsets: whole.offsets, data: whole.data, empty };
+    }
+    entries = Int32Array.from({ length: dict.length }, (_, k) => k);
+  }
+  const bytes = dictBytes(dict);
+  const offsets = new Int32Array(entries.length + 1);
+  const empty = new Uint8Array(entries.length);
+  for (let e = 0; e < entries.length; e++) {
+    bytes.at(entries[e]!);
+    const len = bytes.end - bytes.start;
+    offsets[e + 1] = offsets[e]! + len;
+    if (len === 0) empty[e] = 1;
+  }
+  const data = new Uint8Array(offsets[entries.length]!);
+  for (let e = 0, q = 0; e < entries.length; e++) {
+    bytes.at(entries[e]!);
+    const src = bytes.data;
+    for (let k = bytes.start; k < bytes.end; k++) data[q++] = src[k]!;
+  }
+  return { codes: outCodes, offsets, data, empty };
 }
 
 /** How columns are typed: for the app's charts (numbers as float64), or exact for the gateway. */
@@ -96,12 +150,13 @@ function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataTyp
       return makeData({ type: new Bool(), length: n, data: bits });
     }
     case 'symbol': {
+      const d = utf8Dictionary(c.codes, c.dict);
       return makeData({
         type: new Dictionary(new Utf8(), new Int32()),
         length: n,
-        data: c.codes,
-        dictionary: makeVector(utf8Data(dictStrings(c.dict), false)),
-        ...validity(n, (i) => c.dict.get(c.codes[i]!) === ''),
+        data: d.codes,
+        dictionary: makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data })),
+        ...validity(n, (i) => d.empty[d.codes[i]!] === 1),
       }) as Data<DataType>;
     }
     case 'string':

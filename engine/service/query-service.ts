@@ -139,7 +139,7 @@ export class QueryService {
     return this.executor.table(resultId);
   }
 
-  csv(resultId: unknown): AsyncIterable<string> {
+  csv(resultId: unknown): AsyncIterable<Uint8Array> {
     return this.executor.csv(resultId);
   }
 

@@ -142,6 +142,26 @@ export class FileDict implements Dict {
     return s;
   }
 
+  /**
+   * Every entry's UTF-8 bytes and offsets (the files read whole, not block by block): for a renderer
+   * that sends the whole dictionary (an Arrow dictionary of a full-day result). Not kept.
+   */
+  whole(): { offsets: Int32Array; data: Uint8Array } {
+    const bytes = readShared(this.offsetsPath);
+    const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
+    const data = readShared(this.dataPath);
+    return { offsets, data: data.subarray(0, offsets[this.length]!) };
+  }
+
+  /** Where entry `code`'s UTF-8 bytes are (its block read if needed), for renderers that copy bytes. */
+  utf8Of(code: number, into: { data: Uint8Array; start: number; end: number }): void {
+    const b = this.block(code >> BLOCK_BITS);
+    const k = code & (BLOCK - 1);
+    into.data = b.text;
+    into.start = b.offsets[k]! - b.offsets[0]!;
+    into.end = b.offsets[k + 1]! - b.offsets[0]!;
+  }
+
   prefetch(codes?: Int32Array): void {
     if (!codes) {
       for (let i = 0; i < this.blocks.length; i++) this.block(i);

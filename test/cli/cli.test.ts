@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { csv, tempDir } from '../helpers/db.js';
 
@@ -126,6 +127,47 @@ describe('tickscope CLI', () => {
     writeFileSync(body, JSON.stringify({ table: 'Instrument' }));
     expect((JSON.parse(tickscope(['call', '--db', demo, 'getTicks', `@${body}`]).out) as Envelope).header.rows).toBe(4);
     expect((JSON.parse(tickscope(['call', '--db', demo, 'getTicks', '-'], '{"table":"Instrument"}').out) as Envelope).header.rows).toBe(4);
+  });
+
+  it('call --format csv and arrow give the JSON payload\'s rows: CSV as the app exports, Arrow typed with exact nanoseconds', () => {
+    const body = JSON.stringify({ table: 'Trade', startTS: '2024.03.06D14:30:00', endTS: '2024.03.06D15:00:00', outputTZ: 'America/New_York' });
+    const json = JSON.parse(tickscope(['call', '--db', demo, 'getTicks', body]).out) as Envelope;
+    const rows = json.payload!;
+    expect(rows.length).toBeGreaterThan(10);
+    const names = Object.keys(rows[0]!);
+
+    const csvOut = tickscope(['call', '--db', demo, '--format', 'csv', 'getTicks', body]);
+    expect(csvOut.code).toBe(0);
+    const lines = csvOut.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(names.join(','));
+    expect(lines).toHaveLength(rows.length + 1);
+    const text = (v: unknown): string => (v === null ? '' : String(v));
+    for (const [i, row] of rows.entries()) {
+      if (names.some((n) => /[",\n]/.test(text(row[n])))) continue; // quoted fields: checked in test/engine/output.test.ts
+      expect(lines[i + 1]).toBe(names.map((n) => text(row[n])).join(','));
+    }
+
+    const arrowOut = spawnSync(process.execPath, [CLI, 'call', '--db', demo, '--format', 'arrow', 'getTicks', body], { maxBuffer: 1 << 28 });
+    expect(arrowOut.status).toBe(0);
+    const table = tableFromIPC(arrowOut.stdout);
+    expect(table.numRows).toBe(rows.length);
+    expect(table.schema.fields.map((f) => f.name)).toEqual(names);
+    expect((JSON.parse(table.schema.metadata.get('header')!) as Envelope['header']).rows).toBe(rows.length);
+    const ts = table.getChild('eventTimestamp')!;
+    expect(String(ts.type)).toBe('Timestamp<NANOSECOND, America/New_York>');
+    // the JSON text is New York wall-clock time; the Arrow value is the UTC instant, exact to the nanosecond
+    const first = rows[0]!['eventTimestamp'] as string;
+    const ns = BigInt((ts.data[0]!.values as BigInt64Array)[0]!);
+    const utc = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19);
+    expect(utc).toBe(new Date(`${first.slice(0, 19)}-05:00`).toISOString().slice(0, 19));
+    expect(first.slice(20)).toBe(String(ns % 1_000_000_000n).padStart(9, '0'));
+    expect(table.getChild('instrumentID')!.get(0)).toBe(rows[0]!['instrumentID']);
+
+    const bad = tickscope(['call', '--db', demo, '--format', 'xml', 'getTicks', body]);
+    expect([bad.code, bad.err.trim()]).toEqual([1, 'tickscope call: --format: "xml" is not an output format; expected one of json, csv, arrow']);
+    const failed = tickscope(['call', '--db', demo, '--format', 'csv', 'getTicks', '{"table":"Nope"}']);
+    expect([failed.code, failed.out]).toEqual([1, '']);
+    expect(failed.err).toMatch(/^tickscope call: table: "Nope"/);
   });
 
   it('mounts several assemblies and routes by scope.assembly', () => {

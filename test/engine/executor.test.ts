@@ -73,9 +73,9 @@ describe('the executor', () => {
     expect(r.rows).toBeGreaterThan(1000);
     expect(await ex.page(r.resultId, 100, 50)).toEqual(local.page(l.resultId, 100, 50));
     expect(Buffer.from(await ex.table(r.resultId))).toEqual(Buffer.from(local.table(l.resultId)));
-    let csv = '';
-    for await (const chunk of ex.csv(r.resultId)) csv += chunk;
-    expect(csv).toBe([...local.csv(l.resultId).chunks].join(''));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of ex.csv(r.resultId)) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString()).toBe(Buffer.concat([...local.csv(l.resultId).chunks]).toString());
     await expect(ex.page('nope', 0, 1)).rejects.toThrow(/resultId: "nope" is not a result held here/);
   });
 

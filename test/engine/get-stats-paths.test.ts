@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { Int32Arena } from '../../engine/core/arena.js';
-import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/gateway/envelope.js';
 import { statsPaths } from '../../engine/ops/stats/cells.js';
 import { payloadRows, tempDir } from '../helpers/db.js';
 
@@ -57,11 +57,7 @@ describe('getStats: streamed and gathered paths agree', () => {
 
 describe('getStats scratch memory', () => {
   it('a result stays intact after later queries reuse the scratch arena', () => {
-    const snapshot = (result: ReturnType<Engine['call']>): string => {
-      let text = '';
-      writePayloadJson(result, (s) => (text += s));
-      return text;
-    };
+    const snapshot = (result: ReturnType<Engine['call']>): string => payloadJson(result);
     for (const [, args] of queries) {
       const body = { table: 'Trade', ...args };
       const kept = engine.call('getStats', body);

@@ -11,7 +11,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { type CallResponse, Executor } from '../../engine/executor/executor.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
-import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/gateway/envelope.js';
 import type { QueryResult } from '../../engine/ops/result.js';
 import { shardsOf } from '../../engine/parallel/split.js';
 import { AppService } from '../../engine/service/app-service.js';
@@ -35,11 +35,7 @@ afterAll(async () => {
   for (const ex of started) await ex.close();
 });
 
-const json = (r: QueryResult): string => {
-  let s = '';
-  writePayloadJson(r, (c) => (s += c));
-  return s;
-};
+const json = (r: QueryResult): string => payloadJson(r);
 /** '' when equal, else the first differing row of each (results are too long to print whole). */
 function firstDifference(a: string, b: string): string {
   if (a === b) return '';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/gateway/envelope.js';
 import { type Config } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
 import { standardSchema } from '../../engine/storage/schema.js';
@@ -46,9 +46,5 @@ export function makeEngine(tables: Readonly<Record<string, string>>, config?: Co
 
 /** Rows of a result through the JSON payload path (exactly what REST and `tickscope call` return). */
 export function payloadRows(engine: Engine, op: string, args: unknown): Array<Record<string, unknown>> {
-  let text = '';
-  writePayloadJson(engine.call(op, args), (s) => {
-    text += s;
-  });
-  return JSON.parse(text) as Array<Record<string, unknown>>;
+  return JSON.parse(payloadJson(engine.call(op, args))) as Array<Record<string, unknown>>;
 }

@@ -16,7 +16,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { requestInfo, writeEnvelopeJson } from '../../engine/gateway/envelope.js';
+import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
 import { type RunningGateway, startGateway, TOKEN_REQUESTS_PER_MINUTE } from '../../engine/gateway/rest.js';
 import { ExternalIssuer } from '../../engine/gateway/tokens.js';
 import { startQGateway } from '../../engine/gateway/qipc/server.js';
@@ -90,9 +90,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 /** What `tickscope call` prints for this operation: its envelope's payload. */
 function callPayload(op: string, args: unknown): unknown {
-  let text = '';
-  writeEnvelopeJson(requestInfo(op), Engine.open([db]).call(op, args), (s) => (text += s));
-  return (JSON.parse(text) as { payload: unknown }).payload;
+  return (JSON.parse(envelopeJson(requestInfo(op), Engine.open([db]).call(op, args))) as { payload: unknown }).payload;
 }
 
 describe('the REST gateway', () => {

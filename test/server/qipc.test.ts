@@ -13,7 +13,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { requestInfo, writeEnvelopeJson } from '../../engine/gateway/envelope.js';
+import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
 import { decompress, MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
 import { type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
@@ -56,9 +56,7 @@ const close = (con: Con): Promise<void> => new Promise((r) => con.close(() => r(
 
 /** What `tickscope call` returns for this operation: its envelope's payload rows. */
 function callRows(op: string, args: unknown): Array<Record<string, unknown>> {
-  let text = '';
-  writeEnvelopeJson(requestInfo(op), Engine.open([db]).call(op, args), (s) => (text += s));
-  return (JSON.parse(text) as { payload: Array<Record<string, unknown>> }).payload;
+  return (JSON.parse(envelopeJson(requestInfo(op), Engine.open([db]).call(op, args))) as { payload: Array<Record<string, unknown>> }).payload;
 }
 
 const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}$/;

@@ -1,0 +1,224 @@
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateDemo } from '../../engine/demo/generate.js';
+import { Engine } from '../../engine/engine.js';
+import { tableToArrow } from '../../engine/service/arrow.js';
+import { tempDir } from '../helpers/db.js';
+import type { Column } from '../../engine/core/column.js';
+import { ConcatDict, type Dict, dictOf, PickDict, Utf8Dict } from '../../engine/core/dict.js';
+import { Table } from '../../engine/core/table.js';
+import { writeFloat } from '../../engine/output/numbers.js';
+import { textChunks } from '../../engine/output/text.js';
+import { legacyCsv, legacyPayloadJson } from '../helpers/legacy-output.js';
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const bits = new DataView(new ArrayBuffer(8));
+
+/** Floats of every shape: prices, noise, integers, extremes, special values. */
+function floatOf(r: () => number): number {
+  const kind = Math.floor(r() * 12);
+  switch (kind) {
+    case 0:
+      return NaN;
+    case 1:
+      return [Infinity, -Infinity, 0, -0, 5e-324, 1e300, -1e-300, 1e21, 2 ** 53 + 2, 0.1 + 0.2, 169.07999999999998, 1e-7, 1e-6, 9999999.99999999][Math.floor(r() * 14)]!;
+    case 2: {
+      bits.setUint32(0, Math.floor(r() * 4294967296));
+      bits.setUint32(4, Math.floor(r() * 4294967296));
+      return bits.getFloat64(0);
+    }
+    case 3:
+      return Math.round((r() - 0.5) * 2 ** 60);
+    case 4:
+      return (r() - 0.5) * 10 ** Math.floor(r() * 30 - 15);
+    case 5:
+      return 170.6 + 0.01 * Math.floor(r() * 100) - 0.3; // price arithmetic with float noise
+    default: {
+      const decimals = Math.floor(r() * 9);
+      return Math.round((r() - 0.3) * 10 ** (Math.floor(r() * 9) + decimals)) / 10 ** decimals;
+    }
+  }
+}
+
+const TEXTS = ['AAPL', '', 'BRK.B', 'say "hi"', 'a,b', 'line\nbreak', 'cr\rlf', 'back\\slash', 'tab\there', '\u0001ctl', 'Zürich', '株式', '🚀 moon', 'lone\uD800half', 'x'.repeat(300)];
+
+function utf8Dict(strings: readonly string[]): Utf8Dict {
+  const enc = new TextEncoder();
+  const parts = strings.map((s) => enc.encode(s));
+  const offsets = new Int32Array(parts.length + 1);
+  parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+  const data = new Uint8Array(offsets[parts.length]!);
+  parts.forEach((p, i) => data.set(p, offsets[i]!));
+  return new Utf8Dict(offsets, data, false);
+}
+
+/** A table with every column type, n rows, nulls and edge values in each. */
+function generated(n: number, seed: number): Table {
+  const r = rng(seed);
+  const ts = new BigInt64Array(n);
+  const longs = new BigInt64Array(n);
+  const spans = new BigInt64Array(n);
+  const floats = new Float64Array(n);
+  const ints = new Int32Array(n);
+  const dates = new Int32Array(n);
+  const bools = new Uint8Array(n);
+  const codes = new Int32Array(n);
+  const codes2 = new Int32Array(n);
+  const strings: string[] = [];
+  const offsets = new Int32Array(n + 1);
+  const listValues: number[] = [];
+  // around the 2024 DST changes of New York and London, and anywhere in 1900..2100
+  const dst = [1710054000000000000n, 1711846800000000000n, 1730613600000000000n, 1729990800000000000n];
+  for (let i = 0; i < n; i++) {
+    const k = r();
+    ts[i] =
+      k < 0.05
+        ? -9223372036854775808n
+        : k < 0.07
+          ? 9223372036854775807n
+          : k < 0.09
+            ? -9223372036854775807n
+            : k < 0.5
+              ? dst[Math.floor(r() * 4)]! + BigInt(Math.floor((r() - 0.5) * 7200e6)) * 1000n + BigInt(Math.floor(r() * 1000))
+              : BigInt(Math.floor((r() - 0.1) * 4.1e9)) * 1_000_000_000n + BigInt(Math.floor(r() * 1e9));
+    longs[i] = r() < 0.05 ? -9223372036854775808n : r() < 0.2 ? BigInt.asIntN(64, BigInt(Math.floor(r() * 2 ** 52)) * BigInt(Math.floor(r() * 2 ** 20))) : BigInt(Math.floor((r() - 0.5) * 2e6));
+    spans[i] = r() < 0.05 ? -9223372036854775808n : BigInt(Math.floor((r() - 0.3) * 3 * 86400e6)) * 1000n;
+    floats[i] = floatOf(r);
+    ints[i] = r() < 0.05 ? -2147483648 : Math.floor((r() - 0.5) * 4e9);
+    dates[i] = r() < 0.05 ? -2147483648 : Math.floor((r() - 0.2) * 60000);
+    bools[i] = r() < 0.5 ? 1 : 0;
+    codes[i] = Math.floor(r() * TEXTS.length);
+    codes2[i] = Math.floor(r() * (TEXTS.length + 3));
+    strings.push(TEXTS[Math.floor(r() * TEXTS.length)]!);
+    const len = Math.floor(r() * 4);
+    for (let j = 0; j < len; j++) {
+      const x = floatOf(r);
+      listValues.push(r() < 0.1 ? NaN : Number.isFinite(x) ? x : 2.5); // lists hold finite values or nulls
+    }
+    offsets[i + 1] = listValues.length;
+  }
+  const concat: Dict = new ConcatDict([utf8Dict(TEXTS.slice(0, 8)), new PickDict(dictOf(['q', ...TEXTS.slice(8)]), Int32Array.from({ length: TEXTS.length - 8 }, (_, j) => j + 1)), dictOf(['AAPL', 'z', 'a,"b"'])]);
+  const columns: Array<[string, Column]> = [
+    ['time', { type: 'timestamp', data: ts }],
+    ['sym', { type: 'symbol', codes, dict: dictOf(TEXTS) }],
+    ['stored "sym"', { type: 'symbol', codes, dict: utf8Dict(TEXTS) }],
+    ['mixed,sym', { type: 'symbol', codes: codes2, dict: concat }],
+    ['price', { type: 'float', data: floats }],
+    ['size', { type: 'long', data: longs }],
+    ['n', { type: 'int', data: ints }],
+    ['day', { type: 'date', data: dates }],
+    ['span', { type: 'timespan', data: spans }],
+    ['flag', { type: 'boolean', data: bools }],
+    ['note', { type: 'string', values: strings }],
+    ['levels', { type: 'float[]', values: Float64Array.from(listValues), offsets }],
+  ];
+  return new Table(
+    columns.map(([name]) => name),
+    columns.map(([, c]) => c),
+  );
+}
+
+function render(format: 'json' | 'csv', t: Table, zone: string, chunkBytes: number): Buffer {
+  return Buffer.concat([...textChunks(format, t, zone, { chunkBytes })]);
+}
+
+describe('byte renderers', () => {
+  for (const zone of ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata']) {
+    it(`write JSON and CSV byte for byte as the string renderers, in ${zone}`, () => {
+      const t = generated(3000, zone.length);
+      // a small chunk size exercises chunk boundaries inside rows and cells
+      for (const chunk of [1 << 20, 97]) {
+        expect(render('json', t, zone, chunk).equals(Buffer.from(legacyPayloadJson(t, zone)))).toBe(true);
+        expect(render('csv', t, zone, chunk).equals(Buffer.from(legacyCsv(t, zone)))).toBe(true);
+      }
+      expect(JSON.parse(render('json', t, zone, 1 << 16).toString())).toHaveLength(3000);
+    });
+  }
+
+  it('read views through their row index', () => {
+    const base = generated(500, 7);
+    const idx = Int32Array.from({ length: 800 }, (_, i) => (i * 7919) % 500);
+    const view = base.take(idx);
+    // as bytes: a lone surrogate is U+FFFD in any UTF-8 output (JSON escapes it)
+    expect(render('json', view, 'UTC', 1 << 16).equals(Buffer.from(legacyPayloadJson(view, 'UTC')))).toBe(true);
+    expect(render('csv', view, 'UTC', 1 << 16).equals(Buffer.from(legacyCsv(view, 'UTC')))).toBe(true);
+  });
+
+  it('write empty tables and tables without columns', () => {
+    const empty = generated(0, 1);
+    expect(render('json', empty, 'UTC', 64).toString()).toBe('[]');
+    expect(render('csv', empty, 'UTC', 64).toString()).toBe(legacyCsv(empty, 'UTC'));
+  });
+
+  it('write every float as String(x) does', () => {
+    const r = rng(42);
+    const b = new Uint8Array(64);
+    const dec = new TextDecoder();
+    for (let i = 0; i < 300_000; i++) {
+      const x = floatOf(r);
+      if (!Number.isFinite(x)) continue;
+      const p = writeFloat(b, 0, x);
+      const got = dec.decode(b.subarray(0, p));
+      if (got !== String(x)) expect(got, `float bits of ${x}`).toBe(String(x));
+    }
+  });
+});
+
+describe('output of real query results (a demo database)', () => {
+  let engine: Engine;
+  let day: string;
+  beforeAll(() => {
+    const dir = join(tempDir(), 'demo');
+    day = generateDemo(dir, { seed: 5, days: 1, instruments: 4, tradesPerDay: 4000, startDate: '2024-03-07' }).dates[0]!.replaceAll('-', '.');
+    engine = Engine.open([dir]);
+  });
+
+  it('JSON and CSV of a full day, in time order, match the string renderers byte for byte', () => {
+    for (const zone of ['UTC', 'Europe/London']) {
+      const r = engine.call('getTicks', { table: 'Trade', startTS: day, endTS: `${day}D23:59:59`, outputTZ: zone });
+      expect(r.table.length).toBeGreaterThan(3000);
+      expect(render('json', r.table, zone, 1 << 16).equals(Buffer.from(legacyPayloadJson(r.table, zone)))).toBe(true);
+      expect(render('csv', r.table, zone, 1 << 16).equals(Buffer.from(legacyCsv(r.table, zone)))).toBe(true);
+    }
+  });
+
+  it('Arrow symbol dictionaries hold every value and null, whole or only the entries a narrow result uses', () => {
+    const whole = engine.call('getTicks', { table: 'Trade', startTS: day, endTS: `${day}D23:59:59` });
+    const ids = engine.call('getTicks', { table: 'Trade', startTS: day, endTS: `${day}D23:59:59`, idList: [textOf(whole.table, 'instrumentID', 0)], filter: [['<', 'sequenceNumber', 50]] });
+    for (const r of [whole, ids]) {
+      const a = tableFromIPC(tableToArrow(r.table, { exact: true }));
+      expect(a.numRows).toBe(r.table.length);
+      for (const name of r.table.names) {
+        if (r.table.col(name).type !== 'symbol') continue;
+        const v = a.getChild(name)!;
+        for (let i = 0; i < r.table.length; i++) {
+          const text = textOf(r.table, name, i);
+          const got = v.get(i) as string | null;
+          if (got !== (text === '' ? null : text)) expect(got, `${name} row ${i}`).toBe(text === '' ? null : text);
+        }
+      }
+    }
+    // the narrow result's execution IDs: only the entries it uses, not the day's dictionary
+    const narrow = tableFromIPC(tableToArrow(ids.table, { exact: true })).getChild('executionID')!;
+    const dictionary = narrow.data[0]!.dictionary!;
+    expect(dictionary.length).toBeLessThanOrEqual(ids.table.length);
+  });
+});
+
+function textOf(t: Table, name: string, row: number): string {
+  const c = t.col(name);
+  if (c.type !== 'symbol') throw new Error(`${name} is not a symbol column`);
+  return c.dict.get(c.codes[row]!);
+}

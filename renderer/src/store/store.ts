@@ -6,6 +6,7 @@ import { create } from 'zustand';
 import type { AppInfo, ConnectionInfo, Header, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
+import { exportName } from '../form/export-name';
 
 export type RunOk = Extract<RunResponse, { ok: true }>;
 
@@ -260,9 +261,9 @@ export const useStore = create<AppState>((set, get) => ({
   },
 
   async exportCsv() {
-    const { result, operation } = get();
-    if (!result) return;
-    const name = `${operation}-${result.header.corr.slice(0, 8)}.csv`;
+    const { result, request } = get();
+    if (!result || !request) return;
+    const name = exportName(request, result.header, 'csv');
     try {
       const r = await backend().exportCsv(result.resultId, name);
       set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}` : `Downloading ${name} (${result.rows} rows)`) : null });

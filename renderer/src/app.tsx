@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
 import { DepthLadder } from './components/depth-ladder';
+import { MemoryPanel } from './components/memory-panel';
 import { GenerateBanner } from './components/orders/generate-view';
 import { OrderSummaryView } from './components/orders/summary-view';
 import { ResultGrid } from './components/result-grid';
@@ -73,6 +74,13 @@ export function App(): React.JSX.Element {
       } else if (mod && e.shiftKey && (e.key === 'E' || e.key === 'e')) {
         e.preventDefault();
         void useStore.getState().exportCsv();
+      } else if (mod && !e.shiftKey && (e.key === 'h' || e.key === 'H')) {
+        e.preventDefault();
+        const s = useStore.getState();
+        s.openMemory(s.memoryPanel === 'history' ? null : 'history');
+      } else if (mod && !e.shiftKey && (e.key === 's' || e.key === 'S')) {
+        e.preventDefault();
+        useStore.getState().openMemory('saved');
       }
     };
     window.addEventListener('keydown', onKey);
@@ -87,6 +95,7 @@ export function App(): React.JSX.Element {
         <Results />
       </div>
       <StatusBar />
+      <MemoryPanel />
     </div>
   );
 }

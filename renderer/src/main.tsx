@@ -4,6 +4,7 @@ import { App } from './app';
 import './styles.css';
 import './stats.css';
 import './tca.css';
+import './memory.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

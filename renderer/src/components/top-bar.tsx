@@ -14,6 +14,7 @@ export function TopBar(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const run = useStore((s) => s.run);
   const exportCsv = useStore((s) => s.exportCsv);
+  const openMemory = useStore((s) => s.openMemory);
   return (
     <header className="top-bar">
       <span className="brand">Tickscope</span>
@@ -32,6 +33,9 @@ export function TopBar(): React.JSX.Element {
       </nav>
       <span className="spacer" />
       <ConnectionMenu />
+      <button type="button" data-testid="history" onClick={() => openMemory('history')} title={`History of runs and saved queries (${MOD}+H; ${MOD}+S saves the form)`}>
+        History
+      </button>
       <button type="button" className="primary" data-testid="run" disabled={running || !info} onClick={() => void run()} title={`Run (${MOD}+Enter)`}>
         {running ? 'Running…' : 'Run'} <kbd>{MOD}+↵</kbd>
       </button>

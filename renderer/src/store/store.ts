@@ -7,6 +7,8 @@ import type { AppInfo, ConnectionInfo, Header, OperationName, OperationSpec, Que
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
 import { exportName } from '../form/export-name';
+import { addEntry, formFromArgs, hashOf, type HistoryEntry, parseHash, parseSavedQueries, putSaved, type SavedQuery } from '../history/history';
+import { appMemory } from '../history/storage';
 
 export type RunOk = Extract<RunResponse, { ok: true }>;
 
@@ -42,6 +44,11 @@ export interface AppState {
   notice: string | null;
   /** The embedded engine and the remote gateways added this session. */
   connections: readonly ConnectionInfo[];
+  /** Past runs, newest first (SPEC 9), and saved queries by name. */
+  history: readonly HistoryEntry[];
+  saved: readonly SavedQuery[];
+  /** The history and saved queries palette: closed, or open on one of its tabs. */
+  memoryPanel: 'history' | 'saved' | null;
 
   load(): Promise<void>;
   /** Connects to a remote gateway and switches to it; the error's message when it fails. */
@@ -58,6 +65,15 @@ export interface AppState {
   exportCsv(): Promise<void>;
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
+  openMemory(tab: 'history' | 'saved' | null): void;
+  /** Puts a past or saved request in the form (its operation's), and runs it when asked. */
+  restore(operation: string, args: Readonly<Record<string, unknown>>, run?: boolean): Promise<void>;
+  /** Saves the current form's request by name (replacing one of that name); an error message or null. */
+  saveQuery(name: string): Promise<string | null>;
+  deleteSaved(name: string): Promise<void>;
+  /** Adds the saved queries of an exported file; an error message or null. */
+  importSaved(text: string): Promise<string | null>;
+  clearHistory(): Promise<void>;
 }
 
 /** The operation's declaration from the registry the backend sent. */
@@ -127,6 +143,9 @@ export const useStore = create<AppState>((set, get) => ({
   selectedRow: null,
   notice: null,
   connections: [],
+  history: [],
+  saved: [],
+  memoryPanel: null,
 
   async addConnection(spec) {
     try {
@@ -177,6 +196,13 @@ export const useStore = create<AppState>((set, get) => ({
       const tables = info.assemblies[0]?.tables ?? [];
       const form = initialForm('getTicks', tables);
       set({ info, assembly, forms: { getTicks: form }, infoError: null });
+      void appMemory().then(async (m) => set({ history: await m.history(), saved: await m.saved() }));
+      // a link or a reload: the form the URL holds
+      const linked = typeof location === 'undefined' ? null : parseHash(location.hash);
+      if (linked && operationSpec(info, linked.operation as OperationName)) {
+        await get().restore(linked.operation, linked.args);
+        return;
+      }
       const table = form['table'];
       if (typeof table === 'string') {
         await get().loadIdentifiers(table);
@@ -196,12 +222,14 @@ export const useStore = create<AppState>((set, get) => ({
     const s = get();
     const forms = s.forms[op] ? s.forms : { ...s.forms, [op]: initialForm(op, tablesOf(s)) };
     set({ operation: op, forms, formError: null });
+    syncUrl(get());
   },
 
   setField(name, value) {
     const s = get();
     const form = { ...(s.forms[s.operation] ?? {}), [name]: value };
     set({ forms: { ...s.forms, [s.operation]: form }, formError: null });
+    syncUrl(get());
     if (name === 'table' && typeof value === 'string' && value) void get().loadIdentifiers(value);
   },
 
@@ -241,12 +269,21 @@ export const useStore = create<AppState>((set, get) => ({
         })
         .catch(() => undefined);
     }, 200);
+    const startedAt = new Date().toISOString();
+    const t0 = performance.now();
+    const remember = (outcome: Pick<HistoryEntry, 'ok' | 'rows' | 'code' | 'message'>): void => {
+      const entry: HistoryEntry = { id, operation: spec.name, args, connection: get().connections.find((c) => c.active)?.name ?? '', startedAt, ms: Math.round(performance.now() - t0), ...outcome };
+      set({ history: addEntry(get().history, entry) });
+      void appMemory().then((m) => m.record(get().history[0]!));
+    };
     try {
       const r = await backend().run(spec.ipcNames[0]!, args, id);
       if (r.ok) set({ result: r, request: { operation: spec.name, args }, error: null, chart: defaultChart(r), selectedRow: null });
       else set({ error: r.header });
+      remember(r.ok ? { ok: true, rows: r.rows, code: null, message: null } : { ok: false, rows: null, code: r.header.ac, message: r.header.ai });
     } catch (e) {
       set({ formError: (e as Error).message });
+      remember({ ok: false, rows: null, code: null, message: (e as Error).message });
     } finally {
       clearInterval(poll);
       set({ running: false, query: null, progress: null });
@@ -279,4 +316,77 @@ export const useStore = create<AppState>((set, get) => ({
   selectRow(row) {
     set({ selectedRow: row });
   },
+
+  openMemory(tab) {
+    set({ memoryPanel: tab });
+  },
+
+  async restore(operation, args, run = false) {
+    const s = get();
+    const spec = operationSpec(s.info, operation as OperationName);
+    if (!spec) {
+      set({ notice: `${operation} is not an operation of this connection` });
+      return;
+    }
+    const form = formFromArgs(spec, args);
+    set({ operation: spec.name, forms: { ...s.forms, [spec.name]: form }, formError: null, memoryPanel: null });
+    syncUrl(get());
+    const table = form['table'];
+    if (typeof table === 'string' && table) void get().loadIdentifiers(table);
+    if (run) await get().run();
+  },
+
+  async saveQuery(name) {
+    const s = get();
+    const spec = operationSpec(s.info, s.operation);
+    if (!spec) return 'no operation to save';
+    if (!name.trim()) return 'a saved query needs a name';
+    let args: Record<string, unknown>;
+    try {
+      args = buildArgs(spec, s.forms[s.operation] ?? {});
+    } catch (e) {
+      return (e as Error).message;
+    }
+    const saved = putSaved(s.saved, { name: name.trim(), operation: spec.name, args, savedAt: new Date().toISOString() });
+    set({ saved, notice: `Saved "${name.trim()}"` });
+    await (await appMemory()).setSaved(saved);
+    return null;
+  },
+
+  async deleteSaved(name) {
+    const saved = get().saved.filter((q) => q.name !== name);
+    set({ saved });
+    await (await appMemory()).setSaved(saved);
+  },
+
+  async importSaved(text) {
+    let incoming: SavedQuery[];
+    try {
+      incoming = parseSavedQueries(text);
+    } catch (e) {
+      return `Cannot import: ${(e as Error).message}`;
+    }
+    const saved = incoming.reduce<SavedQuery[]>((list, q) => putSaved(list, q), [...get().saved]);
+    set({ saved, notice: `Imported ${incoming.length} saved ${incoming.length === 1 ? 'query' : 'queries'}` });
+    await (await appMemory()).setSaved(saved);
+    return null;
+  },
+
+  async clearHistory() {
+    set({ history: [] });
+    await (await appMemory()).clearHistory();
+  },
 }));
+
+/** Keeps the URL's fragment on the current form's request (replaced, not pushed: no history entry per keystroke). */
+function syncUrl(s: AppState): void {
+  if (typeof location === 'undefined' || typeof history === 'undefined') return;
+  const spec = operationSpec(s.info, s.operation);
+  if (!spec) return;
+  try {
+    const hash = hashOf(spec.name, buildArgs(spec, s.forms[s.operation] ?? {}));
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  } catch {
+    // a field that does not parse yet: the URL keeps the last request that did
+  }
+}

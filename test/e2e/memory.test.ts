@@ -1,0 +1,72 @@
+/**
+ * The app's memory in a browser (SPEC 9): the form in the URL survives a reload, every run is in the
+ * history (Ctrl+H) and runs again from there, saved queries outlive the page.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, ARTIFACTS, openApp } from './harness.js';
+
+let app: App;
+let page: Page;
+
+beforeAll(async () => {
+  app = await openApp(['--days', '1', '--instruments', '4', '--trades-per-day', '4000'], 'tickscope-e2e-memory-');
+  page = app.page;
+});
+
+afterAll(async () => app?.close());
+
+const rowsShown = async (): Promise<number> => Number((await page.locator('[data-testid="rows"]').textContent())!.split(' rows')[0]!.replace(/,/g, ''));
+
+describe('history, saved queries and the URL', () => {
+  it('keeps the form in the URL, records each run, and runs one again from the history', async () => {
+    await page.selectOption('[data-testid="arg-table"]', 'Trade');
+    await page.fill('[data-testid="arg-startTS"]', '2024.03.06D14:30:00');
+    await page.fill('[data-testid="arg-endTS"]', '2024.03.06D15:00:00');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForSelector('[data-testid="rows"]');
+    const first = await rowsShown();
+    expect(first).toBeGreaterThan(0);
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain('"startTS":"2024.03.06D14:30:00"');
+
+    // a reload restores the form exactly
+    await page.reload();
+    await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
+    await expect.poll(() => page.inputValue('[data-testid="arg-startTS"]')).toBe('2024.03.06D14:30:00');
+    expect(await page.inputValue('[data-testid="arg-endTS"]')).toBe('2024.03.06D15:00:00');
+
+    // another run, then the first one again from the history (kept across the reload)
+    await page.fill('[data-testid="arg-endTS"]', '2024.03.06D14:45:00');
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(rowsShown).toBeLessThan(first);
+    await page.keyboard.press('Control+h');
+    const items = page.locator('[data-testid="memory-list"] li');
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await items.nth(0).textContent()).toContain('14:45:00');
+    expect(await items.nth(1).textContent()).toContain(`${first.toLocaleString('en-US')} rows`);
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-history.png') });
+    await page.fill('[data-testid="memory-search"]', '15:00');
+    await expect.poll(() => items.count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await expect.poll(rowsShown).toBe(first);
+    expect(await page.inputValue('[data-testid="arg-endTS"]')).toBe('2024.03.06D15:00:00');
+    expect(await page.locator('[data-testid="memory-panel"]').count()).toBe(0);
+  });
+
+  it('saves the current request by name, keeps it across a reload, and puts it back in the form', async () => {
+    await page.keyboard.press('Control+s');
+    await page.fill('[data-testid="save-name"]', 'half hour of trades');
+    await page.click('[data-testid="save-query"]');
+    await expect.poll(() => page.locator('[data-testid="memory-list"] li').first().textContent()).toContain('half hour of trades');
+    await page.keyboard.press('Escape');
+    await page.fill('[data-testid="arg-startTS"]', '2024.03.06D10:00:00');
+    await page.reload();
+    await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
+    await page.keyboard.press('Control+s');
+    const saved = page.locator('[data-testid="memory-list"] li').first();
+    await expect.poll(() => saved.textContent()).toContain('half hour of trades');
+    await saved.click({ modifiers: ['Shift'] }); // Shift: into the form, not run
+    await expect.poll(() => page.inputValue('[data-testid="arg-startTS"]')).toBe('2024.03.06D14:30:00');
+  });
+});

@@ -105,7 +105,9 @@ describe('ladder model', () => {
     expect(order).toEqual(['ladder-row', 'ladder-row', 'ladder-row', 'ladder-mid', 'ladder-row', 'ladder-row', 'ladder-row']);
     expect(html).toContain('class="lrow ask best-ask"');
     expect(html).toContain('class="lrow bid best-bid"');
-    expect(html).toContain('spread<!-- --> <!-- -->0.05 · 4.92 bps');
+    // the spread at the left of the mid marker, in bps at its right
+    expect(html).toContain('<i>spread<!-- --> <!-- -->0.05</i>');
+    expect(html).toContain('<i>4.92 bps</i>');
     expect(html).toContain('101.525');
   });
 });

@@ -5,11 +5,37 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
+import { copyText } from '../clipboard';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
 import { type FormValue, type FormValues, textOf } from '../form/values';
 import { buildArgs } from '../store/request';
 import { operationSpec, tablesOf, useStore } from '../store/store';
 import { isBlockWidget, Widget, type WidgetProps } from './widgets/widget';
+
+/** Names longer than this many characters wrap at their camelCase humps; shorter ones set the label column. */
+const LABEL_MAX_CHARS = 17;
+
+/** The label column's width for a form: its longest name (and required mark), in the labels' monospace characters. */
+export function labelWidth(op: OperationSpec): string {
+  const chars = Math.min(LABEL_MAX_CHARS, Math.max(9, ...op.args.map((a) => a.name.length + (a.required ? 1 : 0))));
+  // 0.61em: a monospace digit's advance (DejaVu Sans Mono, Menlo, SF Mono: 0.6em), with room to spare
+  return `calc(${chars} * 0.61em + 2px)`;
+}
+
+/** An argument's name, breakable before each capital ("applyHoliday|Calendar") when it is too long for its column. */
+function ArgName({ name }: { readonly name: string }): React.JSX.Element {
+  const parts = name.split(/(?=[A-Z])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </span>
+      ))}
+    </>
+  );
+}
 
 function ArgRow(props: WidgetProps & { readonly supported: boolean }): React.JSX.Element {
   const { arg, supported } = props;
@@ -18,7 +44,7 @@ function ArgRow(props: WidgetProps & { readonly supported: boolean }): React.JSX
   return (
     <div className={`arg-row ${block ? 'block' : ''} ${supported ? '' : 'unsupported'}`} title={block ? undefined : title}>
       <label htmlFor={`arg-${arg.name}`} title={title}>
-        {arg.name}
+        <ArgName name={arg.name} />
         {arg.required && <span className="required">*</span>}
       </label>
       {block && !supported && <span className="badge">not yet</span>}
@@ -51,27 +77,6 @@ function Preview({ op, values }: { readonly op: OperationSpec; readonly values: 
       {!bad && <CopyAs op={op} values={values} />}
     </details>
   );
-}
-
-/** Puts text on the clipboard: the Clipboard API, else a selected textarea and the copy command. */
-async function copyText(text: string): Promise<boolean> {
-  try {
-    if (navigator.clipboard) {
-      const done = await Promise.race([navigator.clipboard.writeText(text).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 1000))]);
-      if (done) return true;
-    }
-  } catch {
-    // refused: try the copy command
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.appendChild(area);
-  area.select();
-  const ok = document.execCommand('copy');
-  area.remove();
-  return ok;
 }
 
 /** Copies the request as REST JSON, curl commands or a q expression (the secret never written). */
@@ -124,6 +129,7 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
   return (
     <form
       className="form-panel"
+      style={{ '--label-w': labelWidth(op) } as React.CSSProperties}
       aria-label={`${op.name} arguments`}
       onSubmit={(e) => {
         e.preventDefault();

@@ -12,24 +12,35 @@ const fmtSize = (n: number | undefined): string => (n === undefined ? '' : sizeF
 /** A price with the snapshot's decimals. */
 export const fmtPrice = (n: number | null, decimals: number): string => (n === null ? '—' : n.toFixed(decimals));
 
+/** Basis points with two decimals below 10, else one. */
+const fmtBps = (bps: number): string => `${bps.toFixed(bps < 10 ? 2 : 1)} bps`;
+
 /** The spread as `0.01 · 0.59 bps`. */
 export function fmtSpread(spread: number | null, bps: number | null, decimals: number): string {
   if (spread === null) return '—';
-  return `${spread.toFixed(decimals)}${bps === null ? '' : ` · ${bps.toFixed(bps < 10 ? 2 : 1)} bps`}`;
+  return `${spread.toFixed(decimals)}${bps === null ? '' : ` · ${fmtBps(bps)}`}`;
 }
 
+/**
+ * The mid marker between the best ask and bid: the spread at the left, the mid price in the price
+ * column, the spread in bps at the right (each half spans the count and size columns, so a narrow
+ * ladder still shows them whole).
+ */
 function MidRow({ s, m }: { readonly s: Snapshot; readonly m: LadderModel }): React.JSX.Element {
+  const label = m.crossed ? 'crossed' : 'spread';
   return (
-    <div className={`lrow mid ${m.crossed ? 'crossed' : ''}`} data-testid="ladder-mid">
-      <span className="mid-line" />
+    <div className={`lrow mid ${m.crossed ? 'crossed' : ''}`} data-testid="ladder-mid" title={`${label} ${fmtSpread(s.spread, m.spreadBps, m.decimals)}, mid ${fmtPrice(s.midPoint, m.decimals + 1)}`}>
       <span className="mid-text">
-        {m.crossed ? 'crossed' : 'spread'} {fmtSpread(s.spread, m.spreadBps, m.decimals)}
+        <i>
+          {label} {s.spread === null ? '—' : s.spread.toFixed(m.decimals)}
+        </i>
       </span>
       <span className="px mid-px" title="midPoint">
         {fmtPrice(s.midPoint, m.decimals + 1)}
       </span>
-      <span className="mid-text right">mid</span>
-      <span className="mid-line" />
+      <span className="mid-text right">
+        <i>{m.spreadBps === null ? 'mid' : fmtBps(m.spreadBps)}</i>
+      </span>
     </div>
   );
 }

@@ -19,7 +19,7 @@ export function TableList(): React.JSX.Element {
               type="button"
               className={t.name === current ? 'active' : ''}
               onClick={() => setField('table', t.name)}
-              title={`${t.name}: ${t.kind}, identifier ${t.idColumn}${t.timeColumn ? `, time ${t.timeColumn}` : ''}\n${t.columns.map((c) => `${c.name} ${c.type}`).join('\n')}`}
+              title={`${t.name}: ${t.rows.toLocaleString('en-US')} rows, ${t.kind}, identifier ${t.idColumn}${t.timeColumn ? `, time ${t.timeColumn}` : ''}\n${t.columns.map((c) => `${c.name} ${c.type}`).join('\n')}`}
             >
               <span className="table-name">{t.name}</span>
               <span className="table-rows">{compact.format(t.rows)}</span>

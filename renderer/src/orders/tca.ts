@@ -5,27 +5,16 @@
  * by a column, and the distribution of shortfalls as histogram bins.
  */
 import type { SummaryFunctionInfo } from '../../../engine/contract';
+import { columnNeeds, formatNumber, kindFormat, statsOf } from '../grid/number-format';
 
 export type Kind = SummaryFunctionInfo['kind'];
 
-const grouped = (decimals: number): Intl.NumberFormat =>
-  new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: true });
-const FORMATS = new Map<number, Intl.NumberFormat>();
-const fmt = (decimals: number): Intl.NumberFormat => {
-  let f = FORMATS.get(decimals);
-  if (!f) FORMATS.set(decimals, (f = grouped(decimals)));
-  return f;
-};
-
-/** Decimals that show every value of a price column exactly enough (at most 6), shared by the column. */
+/**
+ * Decimals of a price column, shared by the column so it lines up: what its values need at 10
+ * significant digits (the grid's rule), at least 2 and at most 6 (averaged prices carry long tails).
+ */
 export function priceDecimals(values: ArrayLike<number | null>): number {
-  let d = 2;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v === null || v === undefined || !Number.isFinite(v)) continue;
-    while (d < 6 && Math.abs(v - Number(v.toFixed(d))) > 1e-9 * Math.max(1, Math.abs(v))) d++;
-  }
-  return d;
+  return Math.min(6, Math.max(2, columnNeeds(statsOf(Array.from(values))).decimals));
 }
 
 /** Unit shown in a column's header. */
@@ -40,26 +29,9 @@ export const KIND_UNIT: Readonly<Record<Kind, string>> = {
   number: '',
 };
 
-/** The text of one value of a function of that kind ('' for null). */
+/** The text of one value of a function of that kind ('' for null), as the grid formats that kind. */
 export function formatValue(kind: Kind, v: number | null | undefined, priceDp = 2): string {
-  if (v === null || v === undefined || Number.isNaN(v)) return '';
-  if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
-  switch (kind) {
-    case 'bps':
-    case 'minutes':
-      return fmt(1).format(v);
-    case 'pct':
-      return `${fmt(1).format(v * 100)}%`;
-    case 'shares':
-    case 'count':
-      return fmt(0).format(Math.round(v));
-    case 'price':
-      return fmt(priceDp).format(v);
-    case 'value':
-      return fmt(2).format(v);
-    case 'number':
-      return fmt(2).format(v);
-  }
+  return formatNumber(kindFormat(kind, undefined, priceDp), v);
 }
 
 export type Tone = 'adverse' | 'favourable' | null;

@@ -90,7 +90,15 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
   };
 
   return (
-    <div className={`chips ${open ? 'open' : ''}`} onMouseDown={(e) => e.target === e.currentTarget && (e.preventDefault(), document.getElementById(p.id)?.focus())}>
+    <div
+      className={`chips ${open ? 'open' : ''}`}
+      onMouseDown={(e) => {
+        if (e.target !== e.currentTarget) return;
+        e.preventDefault();
+        document.getElementById(p.id)?.focus();
+        setOpen(true);
+      }}
+    >
       {p.items.map((it, i) => {
         const problem = p.problem?.(it) ?? null;
         const hint = hintOf.get(it);
@@ -139,7 +147,8 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
           setActive(e.target.value.trim() ? 0 : -1);
         }}
         onKeyDown={onKeyDown}
-        onFocus={() => setOpen(true)}
+        // the list opens on a click or typing, not when Tab passes through the field
+        onMouseDown={() => setOpen(true)}
         onBlur={() => {
           setOpen(false);
           if (p.draft.trim() !== '') commit(splitNames(p.draft, keepSpaces));

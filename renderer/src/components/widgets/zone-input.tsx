@@ -102,10 +102,10 @@ export function ZoneInput(p: ZoneInputProps): React.JSX.Element {
             setOpen(true);
             setActive(e.target.value.trim() ? 0 : -1);
           }}
+          // the list opens on a click or typing, not when Tab passes through the field
           onFocus={(e) => {
             e.target.select();
             setQuery(null);
-            setOpen(true);
             setActive(-1);
           }}
           onBlur={() => {

@@ -1,0 +1,53 @@
+/**
+ * What the grid learns about the store's result beyond its values: the kind of each summary function
+ * column (getOrderAnalyticSummary), and the tick sizes of the result's instruments (from the
+ * assembly's Instrument table, read once per connection) for its price columns.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { OperationName, RunResponse, SummaryFunctionInfo } from '../../../../engine/contract';
+import { backend } from '../../backend';
+import type { Kind } from '../../grid/number-format';
+import { tickDecimalsOf, type TickSizes, tickSizes } from '../../grid/tick-sizes';
+import { tablesOf, useStore } from '../../store/store';
+import type { GridHints } from '../result-grid';
+
+type RunOk = Extract<RunResponse, { ok: true }>;
+
+export function useGridHints(result: RunOk | null): GridHints {
+  const info = useStore((s) => s.info);
+  const assembly = useStore((s) => s.assembly);
+  const operation = useStore((s) => s.request?.operation);
+  const connection = useStore((s) => s.connections.find((c) => c.active)?.id ?? '');
+  const [ticks, setTicks] = useState<TickSizes | null>(null);
+
+  const numeric = result?.columns.some((c) => c.type === 'float') ?? false;
+  useEffect(() => {
+    if (!info || !numeric) return undefined;
+    let cancelled = false;
+    const first = info.assemblies[0]?.name;
+    void tickSizes(backend(), connection, assembly && assembly !== first ? assembly : null, tablesOf({ info, assembly })).then((t) => !cancelled && setTicks(t));
+    return () => {
+      cancelled = true;
+    };
+  }, [info, assembly, connection, numeric]);
+
+  return useMemo(() => {
+    const fns = info?.assemblies.find((a) => a.name === assembly)?.summaryFunctions ?? [];
+    return gridHints(result, operation, fns, ticks);
+  }, [result, operation, info, assembly, ticks]);
+}
+
+/**
+ * A result's hints: summary functions' kinds for the columns of a getOrderAnalyticSummary result
+ * (not its group columns), and the most tick-size decimals among its instruments when its identifier
+ * column is the one tick sizes are keyed by.
+ */
+export function gridHints(result: RunOk | null, operation: OperationName | undefined, fns: readonly SummaryFunctionInfo[], ticks: TickSizes | null): GridHints {
+  const kinds = new Map<string, Kind>();
+  if (result && operation === 'getOrderAnalyticSummary') {
+    const names = new Set(result.columns.map((c) => c.name));
+    for (const f of fns) if (names.has(f.name) && !result.groupColumns.includes(f.name)) kinds.set(f.name, f.kind);
+  }
+  const ids = result && ticks && result.idColumn === ticks.key ? result.ids : [];
+  return { kinds, tickDecimals: tickDecimalsOf(ids, ticks) };
+}

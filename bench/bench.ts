@@ -25,8 +25,8 @@
  * workers-memory.ts (RSS growth with 1 and 2 workers, and of an idle worker).
  * Results also go to <data>/last-run.json.
  */
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -263,6 +263,56 @@ function runCold(data: BenchData, ctx: CaseContext): ColdResult {
       }),
     ),
   };
+}
+
+interface OutputResult {
+  readonly rows: number;
+  readonly nodeStartMs: number;
+  readonly formats: Record<'json' | 'csv' | 'arrow', { ms: number; runs: number[]; bytes: number; rowsPerSec: number; target: number }>;
+}
+
+/** Wall-clock ms of a process (its standard output to `out`: a file descriptor). */
+function wallMs(args: readonly string[], out: number | 'pipe'): { ms: number; stdout: Buffer | null } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', out, 'pipe'], maxBuffer: 1 << 30 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: exit ${r.status}: ${r.stderr?.toString()}`);
+  return { ms, stdout: r.stdout };
+}
+
+/**
+ * The output case: the whole `tickscope call` of a full day (getTicks Trade, first date, every
+ * column) in fresh processes, standard output to /dev/null, wall clock less an empty node process's.
+ * One run per format first counts the bytes (through a pipe) and checks the row count.
+ */
+function runOutput(data: BenchData, ctx: CaseContext, times: number): OutputResult {
+  const cli = fileURLToPath(new URL('../bin/cli.cjs', import.meta.url));
+  const body = JSON.stringify({ table: 'Trade', startTS: kdbDate(ctx.dates[0]!), endTS: kdbDate(nextDate(ctx.dates[0]!)) });
+  const args = (format: string): string[] => [cli, 'call', '--db', data.dir, '--format', format, 'getTicks', body];
+  const empty = [here('cold-empty.cjs')];
+  const first = wallMs(args('json'), 'pipe');
+  const rows = (JSON.parse(first.stdout!.subarray(0, 4096).toString().split(',"payload":')[0]! + '}') as { header: { rows: number } }).header.rows;
+  const bytes = { json: first.stdout!.length, csv: wallMs(args('csv'), 'pipe').stdout!.length, arrow: wallMs(args('arrow'), 'pipe').stdout!.length };
+  const devNull = openSync('/dev/null', 'w');
+  const starts: number[] = [];
+  const runs: Record<'json' | 'csv' | 'arrow', number[]> = { json: [], csv: [], arrow: [] };
+  try {
+    for (let i = 0; i < times; i++) {
+      starts.push(wallMs(empty, devNull).ms);
+      for (const f of ['json', 'csv', 'arrow'] as const) runs[f].push(wallMs(args(f), devNull).ms);
+    }
+  } finally {
+    closeSync(devNull);
+  }
+  const nodeStartMs = median(starts);
+  const target = { json: 2e6, csv: 2e6, arrow: 10e6 };
+  const formats = Object.fromEntries(
+    (['json', 'csv', 'arrow'] as const).map((f) => {
+      const ms = median(runs[f]) - nodeStartMs;
+      return [f, { ms, runs: runs[f], bytes: bytes[f], rowsPerSec: rows / (ms / 1000), target: target[f] }];
+    }),
+  ) as OutputResult['formats'];
+  return { rows, nodeStartMs, formats };
 }
 
 interface MemoryChild {
@@ -587,6 +637,17 @@ if (selected.includes('cold')) {
     console.error(`\n!!! cold FAILED\n${coldError}\n`);
   }
 }
+let output: OutputResult | null = null;
+let outputError: string | null = null;
+if (selected.includes('output')) {
+  log('  output: fresh processes ...');
+  try {
+    output = runOutput(data, ctx, Math.min(runs, 5));
+  } catch (e) {
+    outputError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! output FAILED\n${outputError}\n`);
+  }
+}
 let ordersMemory: OrdersMemoryResult | null = null;
 let ordersMemoryError: string | null = null;
 if (selected.includes('orders-memory')) {
@@ -682,6 +743,15 @@ if (cold) {
     console.log(`  duckdb @${t}t     ${col(ms(d.ms), 8)} ms   ratio ${d.ratio.toFixed(2)} (import @duckdb/node-api + open .duckdb file + query)`);
   }
 } else if (coldError) console.log(`\ncold: FAILED (above)`);
+if (output) {
+  console.log('');
+  console.log(`output: tickscope call, getTicks of a full day (${output.rows} rows, 14 columns) to /dev/null, ms beyond node start-up (${ms(output.nodeStartMs)} ms), median of ${output.formats.json.runs.length}:`);
+  for (const f of ['json', 'csv', 'arrow'] as const) {
+    const o = output.formats[f];
+    const missed = o.rowsPerSec < o.target;
+    console.log(`  ${f.padEnd(6)} ${col(ms(o.ms), 9)} ms  ${col((o.rowsPerSec / 1e6).toFixed(2), 6)}M rows/s  ${col((o.bytes / 1e6).toFixed(0), 5)} MB   target >= ${o.target / 1e6}M rows/s${missed ? '  MISSED' : ''}`);
+  }
+} else if (outputError) console.log(`\noutput: FAILED (above)`);
 if (memory) {
   const m = memory;
   console.log('');
@@ -761,6 +831,7 @@ if (orderRows.length > 0) {
 
 const failed = warm.filter((r) => r.error).map((r) => r.id as string);
 if (coldError) failed.push('cold');
+if (outputError) failed.push('output');
 if (memoryError) failed.push('memory');
 if (ordersMemoryError) failed.push('orders-memory');
 failed.push(...Object.keys(executorErrors));
@@ -785,6 +856,7 @@ const report = {
   geomean: geomeans,
   geomeanTarget: 0.5,
   cold,
+  output,
   memory,
   ordersMemory,
   executor: { informational: true, responsiveness, cancel: cancelLatency, workersMemory },

@@ -128,6 +128,12 @@ export const OTHER_CASES = [
     target: '<= 1.5x raw bytes, flat within ±10%',
   },
   {
+    id: 'output',
+    name: 'output: tickscope call of a full day to /dev/null',
+    queries: 'fresh processes: `tickscope call --format json|csv|arrow` of getTicks Trade, first date, all instruments, all columns, standard output to /dev/null; wall-clock ms beyond an empty node process, rows/s',
+    target: 'json >= 2M rows/s, csv >= 2M rows/s, arrow >= 10M rows/s',
+  },
+  {
     id: 'orders-memory',
     name: 'memory: generate every date, batched vs not',
     queries: 'fresh processes run generateOrderAnalytics over every date (regenExistingIDs, scratch copy), with and without instrumentBatchSz 10; peak RSS of each',

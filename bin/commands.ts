@@ -10,6 +10,7 @@ import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
 import { textChunks } from '../engine/output/text.js';
 import { tableToArrow } from '../engine/service/arrow.js';
+import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 
@@ -54,7 +55,7 @@ function intOption(values: Record<string, unknown>, name: string, min: number): 
   return n;
 }
 
-const OUTPUT_FORMATS = ['json', 'csv', 'arrow'] as const;
+const OUTPUT_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
@@ -126,7 +127,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'import',
     usage: 'import --db DIR --table NAME --file PATH [--tz ZONE]',
-    summary: 'Append a CSV or Arrow IPC file to a table; a bad row is reported and nothing is written.',
+    summary: 'Append a CSV, Arrow IPC or Parquet file to a table; a bad row is reported and nothing is written.',
     help: [
       'CSV: a header row of column names, then values as in docs/arguments.md (empty = null).',
       'Arrow IPC: file or stream format, columns named as the table\'s.',
@@ -171,8 +172,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'call',
-    usage: "call --db DIR [--db DIR ...] [--format json|csv|arrow] OPERATION 'JSON BODY'",
-    summary: 'Run an operation and print its result: the JSON response the REST gateway would give, or CSV or Arrow.',
+    usage: "call --db DIR [--db DIR ...] [--format json|csv|arrow|parquet] OPERATION 'JSON BODY'",
+    summary: 'Run an operation and print its result: the JSON response the REST gateway would give, or CSV, Arrow or Parquet.',
     help: [
       'OPERATION: .fsi.getTicks, .fsi.getStats, getOrderAnalyticSummary, .fsi.eqea.generateOrderAnalytics',
       '(or their plain names). BODY: the JSON request body, with REST-encoded strings or native values;',
@@ -181,8 +182,10 @@ export const COMMANDS: readonly Command[] = [
       '--format csv    a header line of column names, then the rows (timestamps in outputTZ, as the app exports)',
       '--format arrow  an Arrow IPC stream: typed columns, timestamps as UTC nanoseconds with outputTZ in the',
       '                schema, the response header as the schema metadata "header"',
+      '--format parquet a Parquet file (SPEC 8): timestamps INT64 TIMESTAMP(NANOS, UTC) with outputTZ in the file',
+      '                metadata, symbols dictionary-encoded; written a row group at a time (redirect it to a file)',
       'Exit status 1 when the response is an error: the JSON error envelope on standard output for json,',
-      'the error on standard error for csv and arrow.',
+      'the error on standard error for the others.',
     ].join('\n'),
     options: { ...dbOption, format: { type: 'string' } },
     async run(values, positionals) {
@@ -208,7 +211,8 @@ export const COMMANDS: readonly Command[] = [
         const header = okHeader(req, result);
         started = true;
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
-        if (format === 'arrow') writeOut(tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }));
+        if (format === 'parquet') await writeResultParquet(result, writeOut);
+        else if (format === 'arrow') writeOut(tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }));
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
           for (const chunk of textChunks(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true })) writeOut(chunk);

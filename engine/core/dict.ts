@@ -2,7 +2,8 @@
  * Symbol dictionaries. A stored dictionary is UTF-8 bytes plus offsets (storage v2), decoded one
  * string at a time when asked: a query that touches 100 codes of a 2M-entry dictionary decodes about
  * 100 strings. Its buffers may be SharedArrayBuffers, so worker threads can share one copy. A
- * dictionary built in memory (results, imports, the demo) is a plain string array.
+ * dictionary built in memory (results, the demo) is a plain string array; a CSV import builds a UTF-8
+ * one from the file's bytes (storage/csv-read.ts).
  */
 
 /** A dictionary: code -> string. "" is the null symbol. */
@@ -12,6 +13,11 @@ export interface Dict {
   get(code: number): string;
   /** Ascending by code-point order with no repeats (stored dictionaries are). */
   readonly sorted: boolean;
+  /**
+   * True when no string appears twice (sorted dictionaries hold none either); absent or false when
+   * not known. Lets storing skip a dedupe by string (prepare.ts).
+   */
+  readonly unique?: boolean;
   /** Bytes held (for cache accounting). */
   readonly bytes: number;
   /**
@@ -72,6 +78,7 @@ export class Utf8Dict implements Dict {
     readonly offsets: Int32Array,
     readonly data: Uint8Array,
     readonly sorted: boolean,
+    readonly unique: boolean = sorted,
   ) {
     this.length = offsets.length - 1;
     this.text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -6,14 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { tableFromIPC, type Table as ArrowTable, Type, type Vector } from 'apache-arrow';
-import { parse } from 'csv-parse/sync';
 import { columnFromValues, type Scalar } from '../core/builder.js';
 import type { Column, ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { castValue } from '../ops/values.js';
 import { appendRows } from './append.js';
+import { readCsv } from './csv-read.js';
 import type { Database } from './database.js';
+import { parseParquet } from './parquet-read.js';
 import type { TableSchema } from './schema.js';
 
 export interface ImportOptions {
@@ -41,38 +42,17 @@ function parseList(text: string): number[] | undefined {
   return undefined;
 }
 
-/** Parses CSV text into a table with the target table's columns (absent columns are null). */
-export function parseCsv(t: TableSchema, text: string, file: string, opts: ImportOptions = {}): Table {
-  let records: string[][];
-  try {
-    records = parse(text, { relax_column_count: false, skip_empty_lines: true, bom: true }) as string[][];
-  } catch (e) {
-    return fail(`${file}: ${(e as Error).message}`);
-  }
-  const header = records[0];
-  if (!header) return fail(`${file}: the file is empty; expected a header row of column names`);
-  const known = new Map(t.columns.map((c) => [c.name, c.type]));
-  header.forEach((name, j) => {
-    if (!known.has(name)) fail(`${file}: line 1, column ${j + 1}: ${JSON.stringify(name)} is not a column of ${t.name}; expected names from ${[...known.keys()].join(', ')}`);
-    if (header.indexOf(name) !== j) fail(`${file}: line 1: column ${name} appears twice`);
-  });
-  for (const required of [t.timeColumn, t.idColumn]) {
-    if (required && !header.includes(required)) fail(`${file}: line 1: the header lacks ${required}, which every ${t.name} row needs`);
-  }
-  const rows = records.length - 1;
-  const columns = t.columns.map((def) => {
-    const j = header.indexOf(def.name);
-    const values: Array<Scalar | number[] | null> = new Array(rows);
-    for (let r = 0; r < rows; r++) {
-      const cell = j < 0 ? '' : records[r + 1]![j]!;
-      values[r] = parseCell(def.type, cell, opts.tz ?? 'UTC', () => `${file}: line ${r + 2}, column ${def.name}`);
-    }
-    return columnFromValues(def.type, values);
-  });
-  return new Table(t.columns.map((c) => c.name), columns, rows);
+/**
+ * Parses a CSV file's bytes (or its text) into a table with the target table's columns (absent
+ * columns are null). The bytes go straight into typed columns (csv-read.ts); a cell its fast parsers
+ * do not take goes through parseCell, so both read every value alike.
+ */
+export function parseCsv(t: TableSchema, input: Uint8Array | string, file: string, opts: ImportOptions = {}): Table {
+  return readCsv(t, input, file, opts.tz ?? 'UTC', parseCell);
 }
 
-function parseCell(type: ColumnType, cell: string, tz: string, where: () => string): Scalar | number[] | null {
+/** One CSV cell of a column type (empty = null), or the import error naming where() and the cell. */
+export function parseCell(type: ColumnType, cell: string, tz: string, where: () => string): Scalar | number[] | null {
   if (type === 'float[]' || type === 'long[]') {
     const list = parseList(cell);
     if (!list || (type === 'long[]' && !list.every((x) => Number.isNaN(x) || Number.isSafeInteger(x)))) {
@@ -205,7 +185,7 @@ export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string): Tab
   return new Table(t.columns.map((c) => c.name), columns, at.numRows);
 }
 
-/** Imports a CSV or Arrow IPC file into a table (append, atomic). */
+/** Imports a CSV, Arrow IPC or Parquet file into a table (append, atomic). */
 export function importFile(db: Database, tableName: string, path: string, opts: ImportOptions = {}): ImportReport {
   const t = db.table(tableName);
   let bytes: Buffer;
@@ -220,7 +200,9 @@ export function importFile(db: Database, tableName: string, path: string, opts: 
       ? parseCsv(t, bytes.toString('utf8'), path, opts)
       : ['.arrow', '.arrows', '.ipc', '.feather'].includes(ext)
         ? parseArrow(t, bytes, path)
-        : fail(`${path}: unknown file type ${JSON.stringify(ext)}; expected .csv or Arrow IPC (.arrow, .arrows, .ipc, .feather)`);
+        : ext === '.parquet'
+          ? parseParquet(t, bytes, path)
+          : fail(`${path}: unknown file type ${JSON.stringify(ext)}; expected .csv, Arrow IPC (.arrow, .arrows, .ipc, .feather) or .parquet`);
   if (rows.length === 0) return { rows: 0, partitions: [] };
   return { rows: rows.length, partitions: appendRows(db, tableName, rows) };
 }

@@ -24,7 +24,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Column, columnLength, type Int64Column } from '../core/column.js';
-import { dictStrings, encodeDict } from '../core/dict.js';
+import { dictStrings, encodeDict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import type { ColumnDef, Table } from '../core/table.js';
 import { STORAGE_FORMAT } from './format.js';
@@ -96,6 +96,14 @@ function longsToInt64(values: Float64Array, where: string): BigInt64Array {
   return out;
 }
 
+/** A UTF-8 dictionary's own buffers as stored (offsets from 0), without decoding a string. */
+function utf8DictBuffers(d: Utf8Dict): { offsets: Int32Array; data: Uint8Array } {
+  const base = d.offsets[0]!;
+  const end = d.offsets[d.length]!;
+  if (base === 0 && end === d.data.length) return { offsets: d.offsets, data: d.data };
+  return { offsets: d.offsets.map((o) => o - base), data: d.data.subarray(base, end) };
+}
+
 /** The files (name -> bytes) that store one column. */
 export function encodeColumn(name: string, c: Column, where: string): Array<[string, Uint8Array | string]> {
   switch (c.type) {
@@ -111,7 +119,7 @@ export function encodeColumn(name: string, c: Column, where: string): Array<[str
     case 'boolean':
       return [[`${name}.u8`, bytesOf(c.data)]];
     case 'symbol': {
-      const dict = encodeDict(dictStrings(c.dict));
+      const dict = c.dict instanceof Utf8Dict ? utf8DictBuffers(c.dict) : encodeDict(dictStrings(c.dict));
       return [
         [`${name}.i32`, bytesOf(c.codes)],
         [`${name}.dict.offsets.i32`, bytesOf(dict.offsets)],
@@ -163,7 +171,7 @@ export function readMeta(dir: string): PartitionMeta {
 export function writePartitionFolder(dir: string, t: TableSchema, data: Table): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { table, idRanges, rowOrderDicts } = prepareForStorage(t, data);
+  const { table, idRanges, rowOrderDicts, timeOrder: knownTimeOrder } = prepareForStorage(t, data);
   for (const def of t.columns) {
     const col = table.col(def.name);
     if (col.type !== def.type) throw new Error(`${t.name}.${def.name}: expected ${def.type}, got ${col.type}`);
@@ -173,7 +181,7 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
   }
   const ordered = idRanges !== undefined && Object.keys(idRanges).length > 1;
   if (ordered) {
-    const order = timeOrder((table.col(t.timeColumn!) as Int64Column).data, idRanges);
+    const order = knownTimeOrder ?? timeOrder((table.col(t.timeColumn!) as Int64Column).data, idRanges);
     writeFileDurable(join(dir, TIME_ORDER_FILE), new Uint8Array(order.buffer, order.byteOffset, order.byteLength));
   }
   const meta: PartitionMeta = {

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { csv, tempDir } from '../helpers/db.js';
@@ -129,7 +130,7 @@ describe('tickscope CLI', () => {
     expect((JSON.parse(tickscope(['call', '--db', demo, 'getTicks', '-'], '{"table":"Instrument"}').out) as Envelope).header.rows).toBe(4);
   });
 
-  it('call --format csv and arrow give the JSON payload\'s rows: CSV as the app exports, Arrow typed with exact nanoseconds', () => {
+  it('call --format csv, arrow and parquet give the JSON payload\'s rows: CSV as the app exports, Arrow and Parquet typed with exact instants', async () => {
     const body = JSON.stringify({ table: 'Trade', startTS: '2024.03.06D14:30:00', endTS: '2024.03.06D15:00:00', outputTZ: 'America/New_York' });
     const json = JSON.parse(tickscope(['call', '--db', demo, 'getTicks', body]).out) as Envelope;
     const rows = json.payload!;
@@ -163,8 +164,16 @@ describe('tickscope CLI', () => {
     expect(first.slice(20)).toBe(String(ns % 1_000_000_000n).padStart(9, '0'));
     expect(table.getChild('instrumentID')!.get(0)).toBe(rows[0]!['instrumentID']);
 
+    const parquetOut = spawnSync(process.execPath, [CLI, 'call', '--db', demo, '--format', 'parquet', 'getTicks', body], { maxBuffer: 1 << 28 });
+    expect(parquetOut.status).toBe(0);
+    const file = join(root, 'call.parquet');
+    writeFileSync(file, parquetOut.stdout);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const back = (await duck.runAndReadAll(`SELECT count(*) AS n, first(instrumentID) AS id, epoch_ns(first(eventTimestamp)) AS ns FROM read_parquet('${file}')`)).getRowObjects()[0]!;
+    expect([Number(back['n']), back['id'], BigInt(back['ns'] as bigint) / 1000n]).toEqual([rows.length, rows[0]!['instrumentID'], ns / 1000n]);
+
     const bad = tickscope(['call', '--db', demo, '--format', 'xml', 'getTicks', body]);
-    expect([bad.code, bad.err.trim()]).toEqual([1, 'tickscope call: --format: "xml" is not an output format; expected one of json, csv, arrow']);
+    expect([bad.code, bad.err.trim()]).toEqual([1, 'tickscope call: --format: "xml" is not an output format; expected one of json, csv, arrow, parquet']);
     const failed = tickscope(['call', '--db', demo, '--format', 'csv', 'getTicks', '{"table":"Nope"}']);
     expect([failed.code, failed.out]).toEqual([1, '']);
     expect(failed.err).toMatch(/^tickscope call: table: "Nope"/);

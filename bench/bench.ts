@@ -37,6 +37,7 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
 import { Executor } from '../engine/executor/executor.js';
+import { importCase, type ImportCaseResult } from './import-case.js';
 import { loadSettings } from '../engine/executor/settings.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
@@ -648,6 +649,17 @@ if (selected.includes('output')) {
     console.error(`\n!!! output FAILED\n${outputError}\n`);
   }
 }
+let imported: ImportCaseResult | null = null;
+let importError: string | null = null;
+if (selected.includes('import')) {
+  log('  import: fresh processes ...');
+  try {
+    imported = await importCase(join(root, 'scratch'), { runs: Math.min(runs, 5), log });
+  } catch (e) {
+    importError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! import FAILED\n${importError}\n`);
+  }
+}
 let ordersMemory: OrdersMemoryResult | null = null;
 let ordersMemoryError: string | null = null;
 if (selected.includes('orders-memory')) {
@@ -752,6 +764,11 @@ if (output) {
     console.log(`  ${f.padEnd(6)} ${col(ms(o.ms), 9)} ms  ${col((o.rowsPerSec / 1e6).toFixed(2), 6)}M rows/s  ${col((o.bytes / 1e6).toFixed(0), 5)} MB   target >= ${o.target / 1e6}M rows/s${missed ? '  MISSED' : ''}`);
   }
 } else if (outputError) console.log(`\noutput: FAILED (above)`);
+if (imported) {
+  console.log('');
+  console.log(`import: ${imported.rows} Trade rows from a ${(imported.bytes / 1e6).toFixed(0)} MB CSV into a fresh database, 1 thread, median of ${imported.oursRuns.length}:`);
+  console.log(`  tickscope ${col(ms(imported.oursMs), 9)} ms   duckdb ${col(ms(imported.duckMs), 9)} ms   ratio ${imported.ratio.toFixed(2)}   target <= 1${imported.ratio > 1 ? '  MISSED' : ''}`);
+} else if (importError) console.log(`\nimport: FAILED (above)`);
 if (memory) {
   const m = memory;
   console.log('');
@@ -832,6 +849,7 @@ if (orderRows.length > 0) {
 const failed = warm.filter((r) => r.error).map((r) => r.id as string);
 if (coldError) failed.push('cold');
 if (outputError) failed.push('output');
+if (importError) failed.push('import');
 if (memoryError) failed.push('memory');
 if (ordersMemoryError) failed.push('orders-memory');
 failed.push(...Object.keys(executorErrors));
@@ -857,6 +875,7 @@ const report = {
   geomeanTarget: 0.5,
   cold,
   output,
+  import: imported,
   memory,
   ordersMemory,
   executor: { informational: true, responsiveness, cancel: cancelLatency, workersMemory },

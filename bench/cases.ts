@@ -134,6 +134,12 @@ export const OTHER_CASES = [
     target: 'json >= 2M rows/s, csv >= 2M rows/s, arrow >= 10M rows/s',
   },
   {
+    id: 'import',
+    name: 'import: a 1M-row Trade CSV into a fresh database',
+    queries: 'tickscope import (a fresh node process: parse, check, durable append) vs DuckDB read_csv into a table of a fresh .duckdb file + CHECKPOINT, 1 thread; bench/import-case.ts',
+    target: '<= DuckDB',
+  },
+  {
     id: 'orders-memory',
     name: 'memory: generate every date, batched vs not',
     queries: 'fresh processes run generateOrderAnalytics over every date (regenExistingIDs, scratch copy), with and without instrumentBatchSz 10; peak RSS of each',

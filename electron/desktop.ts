@@ -85,12 +85,15 @@ export function ipcHandlers(
     addConnection: async (spec) => (await service()).addConnection(spec),
     useConnection: async (id) => (await service()).useConnection(id),
     removeConnection: async (id) => (await service()).removeConnection(id),
-    exportCsv: async (resultId, suggested) => {
+    exportCsv: async (resultId, suggested, format) => {
+      const fmt = format === undefined ? 'csv' : format;
+      if (fmt !== 'csv' && fmt !== 'parquet') throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected csv or parquet`);
       const svc = await service();
-      const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : 'tickscope-result.csv');
+      const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : `tickscope-result.${fmt}`);
       if (!path) return { saved: false };
-      const rows = await writeChunks(path, svc.csv(resultId));
-      return { saved: true, path, rows };
+      const lines = await writeChunks(path, svc.exportFile(resultId, fmt));
+      // a CSV's rows are its lines less the header; a Parquet file's are the result's (the app knows them)
+      return fmt === 'csv' ? { saved: true, path, rows: lines } : { saved: true, path };
     },
   };
 }
@@ -166,10 +169,11 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   const handlers = ipcHandlers(
     () => ready,
     async (suggested) => {
+      const parquet = suggested.endsWith('.parquet');
       const r = await dialog.showSaveDialog(window, {
-        title: 'Export CSV',
+        title: parquet ? 'Export Parquet' : 'Export CSV',
         defaultPath: suggested,
-        filters: [{ name: 'CSV', extensions: ['csv'] }],
+        filters: [parquet ? { name: 'Parquet', extensions: ['parquet'] } : { name: 'CSV', extensions: ['csv'] }],
       });
       return r.canceled ? undefined : r.filePath;
     },

@@ -176,7 +176,8 @@ export interface BackendApi {
   sort(resultId: string, sortCols: ReadonlyArray<readonly [string, string]>): Promise<RunResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;
-  exportCsv(resultId: string, suggestedName: string): Promise<ExportResult>;
+  /** Writes a whole result to a file: CSV (default) or Parquet (SPEC 8); a save dialog on the desktop, a download in the browser. */
+  exportCsv(resultId: string, suggestedName: string, format?: ExportFormat): Promise<ExportResult>;
   /** A whole result as Arrow IPC stream bytes (typed columns), up to MAX_TABLE_ROWS rows. */
   table(resultId: string): Promise<Uint8Array>;
   /** The connections: the embedded engine and the remote gateways added this session. */
@@ -186,6 +187,9 @@ export interface BackendApi {
   useConnection(id: string): Promise<readonly ConnectionInfo[]>;
   removeConnection(id: string): Promise<readonly ConnectionInfo[]>;
 }
+
+/** The file formats a result exports to. */
+export type ExportFormat = 'csv' | 'parquet';
 
 /** The largest result `table` sends whole; larger ones are read through `page` and `chart`. */
 export const MAX_TABLE_ROWS = 2_000_000;

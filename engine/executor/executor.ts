@@ -672,13 +672,18 @@ export class Executor {
   }
 
   /** A result as CSV, chunk by chunk, rendered in its worker. */
-  async *csv(resultId: unknown): AsyncGenerator<Uint8Array, void, void> {
+  csv(resultId: unknown): AsyncGenerator<Uint8Array, void, void> {
+    return this.exportFile(resultId, 'csv');
+  }
+
+  /** A result as a CSV or Parquet file, chunk by chunk, rendered in its worker. */
+  async *exportFile(resultId: unknown, format: 'csv' | 'parquet'): AsyncGenerator<Uint8Array, void, void> {
     // each chunk is "taken" when the reader pulls it: the worker stays at most FLOW_WINDOW ahead
     const chunks: Array<{ readonly bytes: Uint8Array; readonly taken: () => void }> = [];
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: unknown = null;
-    const { promise } = this.post(this.slotOf(resultId), 'csv', [resultId], (bytes) =>
+    const { promise } = this.post(this.slotOf(resultId), format, [resultId], (bytes) =>
       new Promise<void>((taken) => {
         chunks.push({ bytes, taken });
         wake?.();

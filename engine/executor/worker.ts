@@ -200,10 +200,20 @@ function handle(m: CallMessage): void {
           }
           return { rows };
         }
+        case 'parquet':
+          // asynchronous (the writer's module loads on first use): answered when the file is written
+          return service.parquet(a, (bytes) => {
+            hooks.checkpoint();
+            postChunk(bytes);
+          });
         default:
           throw new TickscopeError('badRequest', `${m.method}: not a worker method`);
       }
     });
+    if (value instanceof Promise) {
+      finishLater(m, value, hooks.checkpoint);
+      return;
+    }
     // a cancel that lands after the last checkpoint still wins: the caller has moved on
     hooks.checkpoint();
     if (value instanceof Sent) post(value.message, value.transfer);
@@ -214,11 +224,37 @@ function handle(m: CallMessage): void {
     if (err.kind === 'internal' && process.env['TICKSCOPE_DEBUG']) console.error(e);
     post({ kind: 'fail', id: m.id, error: { kind: err.kind, message: err.message } });
   } finally {
-    if (Atomics.load(flags, 0) === m.id) {
-      Atomics.store(flags, 0, 0);
-      Atomics.store(flags, 1, 0);
-    }
+    if (!later.has(m.id)) clearFlags(m.id);
   }
+}
+
+/** Calls answered asynchronously (a Parquet export): their cancel flags stay until they settle. */
+const later = new Set<number>();
+
+function clearFlags(id: number): void {
+  if (Atomics.load(flags, 0) === id) {
+    Atomics.store(flags, 0, 0);
+    Atomics.store(flags, 1, 0);
+  }
+}
+
+/** Answers a call whose value is a promise once it settles (the worker takes no other call meanwhile: its slot is busy). */
+function finishLater(m: CallMessage, value: Promise<unknown>, checkpoint: () => void): void {
+  later.add(m.id);
+  value
+    .then((v) => {
+      checkpoint();
+      post({ kind: 'done', id: m.id, value: v });
+    })
+    .catch((e: unknown) => {
+      const err = asTickscopeError(e);
+      if (err.kind === 'internal' && process.env['TICKSCOPE_DEBUG']) console.error(e);
+      post({ kind: 'fail', id: m.id, error: { kind: err.kind, message: err.message } });
+    })
+    .finally(() => {
+      later.delete(m.id);
+      clearFlags(m.id);
+    });
 }
 
 port.on('message', (m: CallMessage) => {

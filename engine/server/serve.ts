@@ -171,12 +171,13 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
       return fail(reply, e);
     }
   });
-  app.get('/app/api/results/:id/csv', async (req, reply) => {
+  app.get('/app/api/results/:id/:format', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
-    const name = (q['name'] ?? 'tickscope-result.csv').replace(/[^\w.-]/g, '_');
+    const { id, format } = req.params as { id: string; format: string };
+    if (format !== 'csv' && format !== 'parquet') return fail(reply, new TickscopeError('notFound', `/app/api/results/${id}/${format}: not an export format; expected csv or parquet`));
+    const name = (q['name'] ?? `tickscope-result.${format}`).replace(/[^\w.-]/g, '_');
     try {
-      const id = (req.params as { id: string }).id;
-      const chunks = service.csv(id)[Symbol.asyncIterator]();
+      const chunks = service.exportFile(id, format)[Symbol.asyncIterator]();
       // the first chunk (the header line) before answering: an unknown result is an error, not an empty file
       const first = await chunks.next();
       async function* all(): AsyncGenerator<Uint8Array> {
@@ -184,7 +185,7 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
         for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
       }
       return reply
-        .type('text/csv; charset=utf-8')
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.apache.parquet')
         .header('Content-Disposition', `attachment; filename="${name}"`)
         .send(Readable.from(all()));
     } catch (e) {

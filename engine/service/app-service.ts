@@ -19,6 +19,7 @@ import { decodeSortKeys } from '../registry/decode.js';
 import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
 import { textChunks } from '../output/text.js';
+import { writeResultParquet } from './parquet.js';
 
 /** Results held for paging, charting and export; the least recently used is dropped first. */
 export const MAX_RESULTS = 8;
@@ -207,6 +208,13 @@ export class AppService {
       throw new TickscopeError('badRequest', `table: the result has ${r.table.length} rows, more than the ${MAX_TABLE_ROWS} sent whole; read it by page or chart`);
     }
     return tableToArrow(r.table);
+  }
+
+  /** A whole result as a Parquet file, a row group at a time to `write` (which may hold it back), and its row count. */
+  async parquet(resultId: unknown, write: (bytes: Uint8Array) => void | Promise<void>): Promise<{ rows: number }> {
+    const r = this.result(resultId);
+    await writeResultParquet(r, write);
+    return { rows: r.table.length };
   }
 
   /** A whole result as CSV chunks (bytes, rendered as they are pulled), and its row count. */

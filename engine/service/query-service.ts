@@ -143,6 +143,11 @@ export class QueryService {
     return this.executor.csv(resultId);
   }
 
+  /** A result as a CSV or Parquet file, chunk by chunk (rendered in the worker holding it). */
+  exportFile(resultId: unknown, format: 'csv' | 'parquet'): AsyncIterable<Uint8Array> {
+    return this.executor.exportFile(resultId, format);
+  }
+
   close(): Promise<void> {
     return this.executor.close();
   }

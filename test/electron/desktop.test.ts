@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppInfo, RunResponse } from '../../engine/contract.js';
 import type { BrowserWindowOptions, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from '../../electron/electron-api.js';
@@ -210,6 +211,20 @@ describe('desktop app (electron mocked)', () => {
     const cancelled = await start(undefined);
     const r2 = (await cancelled.invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade' })) as Extract<RunResponse, { ok: true }>;
     expect(await cancelled.invoke(INVOKE_CHANNELS.exportCsv, r2.resultId, 'x.csv')).toEqual({ saved: false });
+  });
+
+  it('exports the whole result as Parquet, rendered in the worker holding it; an unknown format is refused', async () => {
+    const path = join(tempDir(), 'out.parquet');
+    const { invoke } = await start(path);
+    const r = (await invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade', columns: ['price'] })) as Extract<RunResponse, { ok: true }>;
+    expect(await invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.parquet', 'parquet')).toEqual({ saved: true, path });
+    const bytes = readFileSync(path);
+    expect([bytes.subarray(0, 4).toString(), bytes.subarray(-4).toString()]).toEqual(['PAR1', 'PAR1']);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const rows = (await duck.runAndReadAll(`SELECT epoch_ns(eventTimestamp) AS ns, price FROM read_parquet('${path}') ORDER BY price`)).getRowObjects();
+    // the same rows as the CSV export above (DuckDB reads a NANOS timestamp to the microsecond)
+    expect(rows).toEqual([{ ns: 1709735400000000000n, price: 189.5 }, { ns: 1709735400000000000n, price: 401.25 }]);
+    await expect(invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.xml', 'xml')).rejects.toThrow('format: "xml" is not an export format; expected csv or parquet');
   });
 
   it('puts Run and Export CSV in the menu with their shortcuts, sent to the renderer', async () => {

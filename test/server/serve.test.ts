@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,5 +152,22 @@ describe('tickscope serve', () => {
       for (const [k, v] of Object.entries(row)) expect(records[i]![k], `row ${i} ${k}`).toBe(asText(v));
     });
     expect(records.some((x) => x['conditions'] === 'F,X')).toBe(true);
+  });
+
+  it('downloads the whole result as Parquet with the payload\'s rows; an unknown format is a 404 naming the path', async () => {
+    const r = await run({ table: 'Trade' });
+    const res = await fetch(new URL(`app/api/results/${r.resultId}/parquet?token=${server.token}&name=t.parquet`, server.url));
+    expect([res.status, res.headers.get('content-disposition')]).toEqual([200, 'attachment; filename="t.parquet"']);
+    const file = join(tempDir(), 't.parquet');
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const back = (await duck.runAndReadAll(`SELECT count(*) AS n, sum(volume) AS v, count(DISTINCT conditions) AS c FROM read_parquet('${file}')`)).getRowObjects()[0]!;
+    const payload = payloadRows(engine, '.fsi.getTicks', { table: 'Trade' });
+    const volume = payload.reduce((s, row) => s + (typeof row['volume'] === 'number' ? row['volume'] : 0), 0);
+    expect([Number(back['n']), Number(back['v'])]).toEqual([payload.length, volume]);
+    expect(Number(back['c'])).toBe(new Set(payload.map((row) => row['conditions']).filter((c) => c !== '')).size);
+    const bad = await fetch(new URL(`app/api/results/${r.resultId}/xml?token=${server.token}`, server.url));
+    expect(bad.status).toBe(404);
+    expect(((await bad.json()) as { error: { ai: string } }).error.ai).toMatch(/xml: not an export format; expected csv or parquet/);
   });
 });

@@ -14,6 +14,7 @@ export function TopBar(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const run = useStore((s) => s.run);
   const exportCsv = useStore((s) => s.exportCsv);
+  const exportResult = useStore((s) => s.exportResult);
   const openMemory = useStore((s) => s.openMemory);
   return (
     <header className="top-bar">
@@ -41,6 +42,9 @@ export function TopBar(): React.JSX.Element {
       </button>
       <button type="button" data-testid="export" disabled={!result} onClick={() => void exportCsv()} title={`Export the whole result as CSV (${MOD}+Shift+E)`}>
         Export CSV
+      </button>
+      <button type="button" data-testid="export-parquet" disabled={!result} onClick={() => void exportResult('parquet')} title="Export the whole result as Parquet (typed columns, nanosecond UTC timestamps; reads in pandas, DuckDB, Spark)">
+        Parquet
       </button>
       {info && <span className="mode muted">{info.mode === 'electron' ? 'desktop' : 'browser'} · v{info.version}</span>}
     </header>

@@ -3,7 +3,7 @@
  * Actions sit beside the state they change.
  */
 import { create } from 'zustand';
-import type { AppInfo, ConnectionInfo, Header, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, ConnectionInfo, ExportFormat, Header, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
 import { exportName } from '../form/export-name';
@@ -63,6 +63,8 @@ export interface AppState {
   /** Cancels the running query (Cancel, Escape); false when none runs. */
   cancel(): boolean;
   exportCsv(): Promise<void>;
+  /** Exports the whole result as CSV or Parquet (SPEC 8). */
+  exportResult(format: ExportFormat): Promise<void>;
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
   openMemory(tab: 'history' | 'saved' | null): void;
@@ -298,11 +300,15 @@ export const useStore = create<AppState>((set, get) => ({
   },
 
   async exportCsv() {
+    await get().exportResult('csv');
+  },
+
+  async exportResult(format) {
     const { result, request } = get();
     if (!result || !request) return;
-    const name = exportName(request, result.header, 'csv');
+    const name = exportName(request, result.header, format);
     try {
-      const r = await backend().exportCsv(result.resultId, name);
+      const r = await backend().exportCsv(result.resultId, name, format);
       set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}` : `Downloading ${name} (${result.rows} rows)`) : null });
     } catch (e) {
       set({ notice: `Export failed: ${(e as Error).message}` });

@@ -654,7 +654,7 @@ let importError: string | null = null;
 if (selected.includes('import')) {
   log('  import: fresh processes ...');
   try {
-    imported = await importCase(join(root, 'scratch'), { runs: Math.min(runs, 5), log });
+    imported = await importCase(root, { runs: Math.min(runs, 5), log }); // its CSV kept under <data>/import-case between runs
   } catch (e) {
     importError = (e as Error).stack ?? String(e);
     console.error(`\n!!! import FAILED\n${importError}\n`);

@@ -27,31 +27,50 @@ function digitCount(v: number): number {
   return n;
 }
 
+/** "00" .. "99" as ASCII pairs: two digits per division. */
+const PAIRS = new Uint8Array(200);
+for (let i = 0; i < 100; i++) {
+  PAIRS[2 * i] = 48 + ((i / 10) | 0);
+  PAIRS[2 * i + 1] = 48 + (i % 10);
+}
+
 /** Writes a non-negative integer below 2^53 in decimal. */
 export function writeUint(b: Uint8Array, p: number, v: number): number {
   const end = p + digitCount(v);
   let k = end;
   while (v >= TWO32) {
-    const q = Math.floor(v / 10);
-    b[--k] = 48 + (v - q * 10);
+    const q = Math.floor(v / 100);
+    const r = (v - q * 100) * 2;
+    b[--k] = PAIRS[r + 1]!;
+    b[--k] = PAIRS[r]!;
     v = q;
   }
   let u = v >>> 0;
-  do {
-    const q = (u / 10) >>> 0;
-    b[--k] = 48 + (u - q * 10);
+  while (u >= 100) {
+    const q = (u / 100) >>> 0;
+    const r = (u - q * 100) * 2;
+    b[--k] = PAIRS[r + 1]!;
+    b[--k] = PAIRS[r]!;
     u = q;
-  } while (u > 0);
+  }
+  if (u >= 10) {
+    b[--k] = PAIRS[2 * u + 1]!;
+    b[--k] = PAIRS[2 * u]!;
+  } else b[--k] = 48 + u;
   return end;
 }
 
 /** Writes `v` (0 <= v < 10^width) with leading zeros to exactly `width` digits. */
 function writeFixed(b: Uint8Array, p: number, v: number, width: number): number {
-  for (let k = p + width - 1; k >= p; k--) {
-    const q = (v / 10) >>> 0;
-    b[k] = 48 + (v - q * 10);
+  let k = p + width;
+  while (k - p >= 2) {
+    const q = (v / 100) >>> 0;
+    const r = (v - q * 100) * 2;
+    b[--k] = PAIRS[r + 1]!;
+    b[--k] = PAIRS[r]!;
     v = q;
   }
+  if (k > p) b[--k] = 48 + v;
   return p + width;
 }
 

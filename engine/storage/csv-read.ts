@@ -46,8 +46,14 @@ const DOT = 46;
 const COLON = 58;
 const ZERO = 48;
 
-/** Records scanned per batch: small enough that a batch's bytes stay in cache while its columns are parsed. */
-const BATCH = 8192;
+/**
+ * Fields scanned per batch (a batch is this many fields' worth of records, at least 64): small enough
+ * that a batch's bytes stay in cache while its columns are parsed.
+ */
+const BATCH_FIELDS = 1 << 17;
+
+/** The most rows the columns are sized for up front (beyond, they grow by doubling). */
+const MAX_EXPECTED_ROWS = 1 << 24;
 
 const fail = (msg: string): never => {
   throw new TickscopeError('importFailed', msg);
@@ -70,25 +76,27 @@ export function readCsv(t: TableSchema, input: Uint8Array | string, file: string
   const ncols = header.length;
   const utc = tz === 'UTC';
   const cols = t.columns.map((def) => ({ def, j: header.indexOf(def.name), builder: builderFor(def.type, utc) }));
-  const starts = new Int32Array(BATCH * ncols);
-  const ends = new Int32Array(BATCH * ncols);
-  const rowStarts = new Int32Array(BATCH);
+  const batchRows = Math.max(64, Math.floor(BATCH_FIELDS / ncols));
+  const starts = new Int32Array(batchRows * ncols);
+  const ends = new Int32Array(batchRows * ncols);
+  const rowStarts = new Int32Array(batchRows);
   let rows = 0;
   let error: { col: number; e: TickscopeError } | undefined;
   for (;;) {
     scanner.escaped = false;
-    const count = scanner.batch(starts, ends, rowStarts, BATCH, ncols);
+    const count = scanner.batch(starts, ends, rowStarts, batchRows, ncols);
     if (count === 0) break;
     if (scanner.escaped) {
       unescapeFields(bytes, starts, ends, count * ncols);
       scanner.useBuffer(bytes.buf);
     }
     const buf = bytes.buf;
-    if (rows === 0 && count === BATCH) {
+    if (rows === 0 && count === batchRows) {
       // a long file: size every column for the rows the first batch's width promises (no copies
-      // while growing; a nearly unique symbol's hash table never rehashed)
+      // while growing; a nearly unique symbol's hash table never rehashed). Memory asked for and
+      // not used is never touched, so costs nothing; finish() hands out only the rows filled.
       const perRow = (scanner.offset - rowStarts[0]!) / count;
-      const expected = Math.ceil(((buf.length - rowStarts[0]!) / perRow) * 1.02);
+      const expected = Math.min(MAX_EXPECTED_ROWS, Math.ceil(((buf.length - rowStarts[0]!) / perRow) * 1.02));
       for (const c of cols) if (c.j >= 0) c.builder.expect(expected, count);
     }
     for (let ci = 0; ci < cols.length; ci++) {
@@ -532,7 +540,8 @@ function grown<T extends Float64Array | Int32Array | Uint8Array | BigInt64Array>
   return next;
 }
 
-const INITIAL = 1 << 16;
+/** Rows a column has room for at first (a small file stays small; a long one is sized by expect()). */
+const INITIAL = 1 << 12;
 
 class FloatBuilder implements Builder {
   private data = new Float64Array(INITIAL);
@@ -792,7 +801,7 @@ class SymbolBuilder implements Builder {
   private n = 0;
   /** entry k is bytes[offsets[k] .. offsets[k + 1]) */
   private offsets = new Int32Array(1024);
-  private bytes = new Uint8Array(1 << 16);
+  private bytes = new Uint8Array(1 << 12);
   private entries = 0;
   /**
    * Slots of (hash, entry + 1) pairs, entry + 1 = 0 when free; at most 70% full (linear probing
@@ -974,7 +983,7 @@ const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e1
  * the power are both exact float64 values and one multiplication or division rounds once, correctly
  * (Clinger's fast path), to the value Number() gives. Longer numbers are read by Number() itself.
  */
-export function parseFloatInto(buf: Uint8Array, s: number, e: number, out: Float64Array, i: number): boolean {
+function parseFloatInto(buf: Uint8Array, s: number, e: number, out: Float64Array, i: number): boolean {
   let p = s;
   let neg = false;
   const c = buf[p]!;
@@ -1051,7 +1060,7 @@ const TWO32 = 4294967296;
 /**
  * Writes sec * 1e9 + frac as int64 words (low, high) without BigInt or rounding: for |sec| <= 2^34
  * and |frac| < 2^40 every intermediate below is an integer under 2^53, exact in float64 (and the
- * divisions by powers of two are multiplications, exact too).
+ * divisions by powers of two are multiplications, exact too). Exported for its test.
  */
 export function setInt64(words: Int32Array, i: number, sec: number, frac: number): void {
   const q = Math.floor(sec * (1 / 4194304)); // sec = q * 2^22 + r

@@ -197,7 +197,7 @@ export function importFile(db: Database, tableName: string, path: string, opts: 
   const ext = extname(path).toLowerCase();
   const rows =
     ext === '.csv'
-      ? parseCsv(t, bytes.toString('utf8'), path, opts)
+      ? parseCsv(t, bytes, path, opts)
       : ['.arrow', '.arrows', '.ipc', '.feather'].includes(ext)
         ? parseArrow(t, bytes, path)
         : ext === '.parquet'

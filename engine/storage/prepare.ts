@@ -5,16 +5,16 @@
  */
 import { type Column, compareStrings, gather, int32Pairs, type SymbolColumn } from '../core/column.js';
 import { type Dict, dictOf, Utf8Dict } from '../core/dict.js';
-import { Table } from '../core/table.js';
+import { type ColumnEntry, Table } from '../core/table.js';
 import type { TableSchema } from './schema.js';
 
 /**
  * Storage order for a table's rows, plus identifier ranges for partitioned tables, and the rows' time
  * order when it comes for free (see timeOrderOfSorted).
  *
- * Each column is written once: a symbol column's codes go through its dictionary's remapping (unused
- * entries dropped, repeats merged, sorted or first-use order) and the row order in one pass, rather
- * than a remapped copy and then a gathered one.
+ * Each column is copied once at most: a symbol column's codes go through its dictionary's remapping
+ * (unused entries dropped, repeats merged, sorted or first-use order) and the row order in one pass;
+ * a number or time column is returned as a view (rows `order` of it), gathered by whoever reads it.
  */
 export function prepareForStorage(
   t: TableSchema,
@@ -48,20 +48,22 @@ export function prepareForStorage(
     if (id && idPlan && idPlan.dict.length > 1) rowsTimeOrder = timeOrderOfSorted(time.data, order);
   }
   const rowOrderDicts: string[] = [];
-  const table = new Table(
-    data.names,
-    data.columns.map((c, i) => {
-      const plan = plans[i];
-      if (c.type !== 'symbol' || !plan) return order ? gather(c, order) : c;
-      if (plan.firstUse) {
-        rowOrderDicts.push(data.names[i]!);
-        return firstUseOf(c.codes, plan, order);
-      }
-      if (!plan.remap && !order) return c.dict === plan.dict ? c : { type: 'symbol', codes: c.codes, dict: plan.dict };
-      return { type: 'symbol', codes: remapped(c.codes, plan.remap, order), dict: plan.dict };
-    }),
-    n,
-  );
+  const entries = data.columns.map((c, i): ColumnEntry => {
+    const plan = plans[i];
+    if (c.type !== 'symbol' || !plan) {
+      if (!order) return { base: c };
+      // numbers and times stay rows `order` of the column, gathered when used: the partition
+      // writer gathers them a block at a time as it writes (partition-io.ts writeRowsDurable)
+      return c.type === 'string' || c.type === 'float[]' || c.type === 'long[]' ? { base: gather(c, order) } : { base: c, index: order };
+    }
+    if (plan.firstUse) {
+      rowOrderDicts.push(data.names[i]!);
+      return { base: firstUseOf(c.codes, plan, order) };
+    }
+    if (!plan.remap && !order) return { base: c.dict === plan.dict ? c : { type: 'symbol', codes: c.codes, dict: plan.dict } };
+    return { base: { type: 'symbol', codes: remapped(c.codes, plan.remap, order), dict: plan.dict } };
+  });
+  const table = new Table(data.names, [], n, entries);
   if (!rowOrder) return { table };
   const idCol = table.col(t.idColumn) as SymbolColumn;
   const idRanges: Record<string, [number, number]> = {};

@@ -79,8 +79,3 @@ export function payloadJson(result: QueryResult): string {
 export function envelopeJson(req: RequestInfo, result: QueryResult): string {
   return `{"header":${JSON.stringify(okHeader(req, result))},"payload":${payloadJson(result)}}`;
 }
-
-/** @deprecated the string-chunk form of payloadJson, until its last test caller moves. */
-export function writePayloadJson(result: QueryResult, write: (chunk: string) => void): void {
-  write(payloadJson(result));
-}

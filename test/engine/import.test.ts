@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Field, Float64, Int64, List, makeData, makeVector, Table as ArrowTable, tableToIPC, TimestampNanosecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { writePayloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/gateway/envelope.js';
 import { Database } from '../../engine/storage/database.js';
 import { importFile } from '../../engine/storage/import.js';
 import { csv, payloadRows, tempDir } from '../helpers/db.js';
@@ -45,8 +45,7 @@ describe('CSV import', () => {
     const db = newDb();
     const rows = [['2024.03.06D10:00', 'AAPL', '9223372036854775807'], ['2024.03.06D10:01', 'AAPL', '-9223372036854775807'], ['2024.03.06D10:02', 'AAPL', '9007199254740993']];
     importFile(db, 'Trade', writeTemp('big.csv', csv(['eventTimestamp', 'instrumentID', 'sequenceNumber'], rows)));
-    let text = '';
-    writePayloadJson(new Engine([db]).call('getTicks', { table: 'Trade', columns: ['sequenceNumber'] }), (t) => (text += t));
+    const text = payloadJson(new Engine([db]).call('getTicks', { table: 'Trade', columns: ['sequenceNumber'] }));
     expect(text).toContain('"sequenceNumber":9223372036854775807');
     expect(text).toContain('"sequenceNumber":-9223372036854775807');
     expect(text).toContain('"sequenceNumber":9007199254740993');

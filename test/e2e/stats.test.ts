@@ -42,10 +42,11 @@ async function runAndMatch(): Promise<Row[]> {
   return payload;
 }
 
-/** The readout's values by name ("O" "168.9" ...). */
-async function readout(): Promise<Record<string, string>> {
-  const pairs = await page.locator('[data-testid="stats-readout"] > span:not([data-testid])').allTextContents();
-  return Object.fromEntries(pairs.map((t) => t.split(' ') as [string, string]));
+/** A group's readout line: its exact values by name ("O" "168.94" ...). */
+async function readout(group: string): Promise<Record<string, string>> {
+  const items = page.locator(`[data-testid="stats-readout-line"][data-group="${group}"] [data-name]`);
+  const pairs = await items.evaluateAll((els) => els.map((e) => [e.getAttribute('data-name')!, e.getAttribute('data-exact')!] as const));
+  return Object.fromEntries(pairs);
 }
 
 /** The bucket under the crosshair as the payload writes it (outputTZ UTC here). */
@@ -106,16 +107,16 @@ describe('getStats in the browser', () => {
     await page.click(`[data-testid="legend-${ids[1]}"]`, { modifiers: ['Shift'] });
     expect(await page.locator('.legend-item[aria-pressed="true"]').allTextContents()).toEqual([ids[1]]);
 
-    // The readout at the crosshair holds that group's row of the payload.
+    // The readout at the crosshair holds the shown group's row of the payload, exactly.
     await hoverChart(0.5);
-    await expect.poll(() => page.locator('[data-testid="stats-readout"] b').textContent()).toBe(ids[1]);
+    await expect.poll(() => page.locator('[data-testid="stats-readout-line"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-group')))).toEqual([ids[1]]);
     const at = await bucket();
     const expected = payload.find((r) => r['instrumentID'] === ids[1] && r['eventTimestamp'] === at)!;
-    const shown = await readout();
-    expect(Number(shown['O'])).toBeCloseTo(expected['firstPrice'] as number, 6);
-    expect(Number(shown['C'])).toBeCloseTo(expected['lastPrice'] as number, 6);
-    expect(Number(shown['myVwap'])).toBeCloseTo(expected['myVwap'] as number, 4);
-    expect(Number(shown['sumVolume']!.replace(/,/g, ''))).toBe(expected['sumVolume']);
+    const shown = await readout(ids[1]!);
+    expect(Number(shown['O'])).toBe(expected['firstPrice']);
+    expect(Number(shown['C'])).toBe(expected['lastPrice']);
+    expect(Number(shown['myVwap'])).toBe(expected['myVwap']);
+    expect(Number(shown['sumVolume'])).toBe(expected['sumVolume']);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-stats-candles.png') });
   });
 
@@ -149,7 +150,7 @@ describe('getStats in the browser', () => {
       const row = payload.find((r) => r['instrumentID'] === id && r['eventTimestamp'] === at)!;
       await expect.poll(() => page.locator('[data-testid="bucket-ladder-bucket"]').textContent()).toContain(at.replace('T', ' '));
       await expect.poll(async () => Number(await page.locator('[data-testid="bucket-ladder-bid"]').textContent()), { timeout: 5000 }).toBeCloseTo(row['bestBid'] as number, 6);
-      expect(Number((await readout())['bestBid'])).toBeCloseTo(row['bestBid'] as number, 6);
+      expect(Number((await readout(id))['bestBid'])).toBe(row['bestBid']);
       const snapTime = (await page.locator('[data-testid="bucket-ladder-time"]').textContent())!;
       const end = new Date(Date.parse(`${at.slice(0, 19)}Z`) + 300_000).toISOString().slice(0, 19);
       expect(snapTime >= at && snapTime.slice(0, 19) < end, `${snapTime} in [${at}, ${end})`).toBe(true);

@@ -52,6 +52,8 @@ describe('statsModel', () => {
     expect(u.times.length).toBe(1);
     expect(u.groups.map((g) => g.label)).toEqual(['(null) · XLON', 'Tech · XNAS', 'Tech · XNYS']);
     expect(u.values[0]!.map((v) => v[0])).toEqual([30, 10, 20]);
+    // the grid row a group's bar selects
+    expect([...u.firstRow]).toEqual([2, 0, 1]);
   });
 
   it('has one group "all" without group columns (groupBy [])', () => {

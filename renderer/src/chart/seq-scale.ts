@@ -61,6 +61,11 @@ export class SeqHorzScale implements IHorzScaleBehavior<number> {
     }
   }
 
+  /** The index in the data of a result row on the chart, if plotted. */
+  indexOf(seq: number): number | undefined {
+    return this.slot.get(seq);
+  }
+
   /** The timestamp (UTC ns) of a result row on the chart, if plotted. */
   timeOf(seq: number): bigint | undefined {
     const i = this.slot.get(seq);

@@ -1,14 +1,15 @@
 /**
  * The stats chart adapter: lightweight-charts driven imperatively from a stats model and its plan.
  * One slot per bucket on the sequence-keyed scale (buckets may be a millisecond apart), labels in the
- * result's outputTZ; per group candles or lines in pane 0, further line panes, the spread pane and
- * volume histograms, each pane titled. Groups show and hide without rebuilding the series.
+ * result's outputTZ; per group candles (up green, down red) or lines in pane 0, further line panes,
+ * the spread pane and volume histograms (auction-sized bars clipped to a robust scale, in the clipped
+ * colour), each pane after the first titled (the readout over pane 0 names it). Groups show and hide
+ * without rebuilding the series.
  */
 import {
   CandlestickSeries,
   createChartEx,
   createTextWatermark,
-  CrosshairMode,
   HistogramSeries,
   type IChartApiBase,
   type ISeriesApi,
@@ -20,12 +21,16 @@ import {
 } from 'lightweight-charts';
 import { withAlpha } from '../stats/group-colours';
 import type { ChartPlan } from '../stats/chart-plan';
+import { scaleKey } from '../stats/readout';
 import { seriesOf, type StatsModel } from '../stats/stats-model';
+import { baseChartOptions, clippedColour, upDownColours } from './chart-theme';
 import { SeqHorzScale } from './seq-scale';
+import { drawnValue, isClipped, type VolumeScale } from './volume-scale';
 
-const UP = '#2ebd85';
-const DOWN = '#f0616d';
-const BOOK_COLOURS: Readonly<Record<string, string>> = { bestBid: UP, bestAsk: DOWN, midPoint: '#4ea1ff', spread: '#e6b450' };
+const bookColours = (): Readonly<Record<string, string>> => {
+  const { up, down } = upDownColours();
+  return { bestBid: up, bestAsk: down, midPoint: '#4ea1ff', spread: '#e6b450' };
+};
 
 export interface StatsChartHandlers {
   /** The crosshair moved to a bucket slot (null: left the chart), over a group's series if any. */
@@ -38,6 +43,8 @@ export interface StatsChartData {
   readonly plan: ChartPlan;
   readonly colours: readonly string[];
   readonly zone: string;
+  /** Volume scales of the histogram columns, by scaleKey(column, group): bars above a top are drawn clipped. */
+  readonly scales: ReadonlyMap<string, VolumeScale>;
 }
 
 interface Drawn {
@@ -47,6 +54,14 @@ interface Drawn {
 
 const points = (values: Float64Array | undefined): Array<{ time: number; value?: number }> =>
   Array.from(values ?? [], (v, time) => (Number.isFinite(v) ? { time, value: v } : { time }));
+
+/** Histogram points, the bars above the scale's top drawn at the top in the clipped colour. */
+function bars(values: Float64Array | undefined, scale: VolumeScale | undefined, clipped: string): Array<{ time: number; value?: number; color?: string }> {
+  return Array.from(values ?? [], (v, time) => {
+    if (!Number.isFinite(v)) return { time };
+    return scale && isClipped(scale, v) ? { time, value: drawnValue(scale, v), color: clipped } : { time, value: v };
+  });
+}
 
 /** The chart of one stats result in a host element; React owns the host, this class the chart. */
 export class StatsChart {
@@ -66,15 +81,7 @@ export class StatsChart {
   /** Takes a model (rebuilding the chart); its groups are drawn by setShown. */
   setData(data: StatsChartData): void {
     this.remove();
-    const chart = createChartEx<number, SeqHorzScale>(this.el, this.scale, {
-      autoSize: true,
-      // The logo's inline <style> breaks the CSP; the panel renders the attribution link instead.
-      layout: { background: { color: '#0f1115' }, textColor: '#aeb6c2', fontSize: 11, attributionLogo: false, panes: { separatorColor: '#2a313c' } },
-      grid: { vertLines: { color: '#1a1f27' }, horzLines: { color: '#1a1f27' } },
-      crosshair: { mode: CrosshairMode.Normal },
-      rightPriceScale: { borderColor: '#2a313c' },
-      timeScale: { borderColor: '#2a313c', rightOffset: 2, minBarSpacing: 0.5 },
-    });
+    const chart = createChartEx<number, SeqHorzScale>(this.el, this.scale, baseChartOptions(0.5));
     this.chart = chart;
     this.data = data;
     const n = data.model.times.length;
@@ -93,10 +100,13 @@ export class StatsChart {
     const chart = this.chart;
     const data = this.data;
     if (!chart || !data) return;
-    const { model, plan, colours } = data;
+    const { model, plan, colours, scales } = data;
     const n = model.times.length;
     const single = model.groups.length === 1;
     const colour = colours[g] ?? '#4ea1ff';
+    const { up, down } = upDownColours();
+    const clipped = clippedColour();
+    const book = bookColours();
     const add = (s: ISeriesApi<SeriesType, number>): void => void this.drawn.push({ series: s, group: g });
     plan.panes.forEach((pane, p) => {
       if (p === 0 && plan.candles) {
@@ -105,9 +115,9 @@ export class StatsChart {
         const s = chart.addSeries(
           CandlestickSeries,
           single
-            ? { upColor: UP, downColor: DOWN, borderUpColor: UP, borderDownColor: DOWN, wickUpColor: UP, wickDownColor: DOWN, priceLineVisible: false, lastValueVisible: false }
-            : // Several groups: hollow up, filled down, in the group's colour.
-              { upColor: 'rgba(0,0,0,0)', downColor: colour, borderUpColor: colour, borderDownColor: colour, wickUpColor: colour, wickDownColor: colour, priceLineVisible: false, lastValueVisible: false },
+            ? { upColor: up, downColor: down, borderUpColor: up, borderDownColor: down, wickUpColor: up, wickDownColor: down, priceLineVisible: false, lastValueVisible: false }
+            : // Several groups: bodies up green and down red, outlined and wicked in the group's colour.
+              { upColor: up, downColor: down, borderUpColor: colour, borderDownColor: colour, wickUpColor: colour, wickDownColor: colour, priceLineVisible: false, lastValueVisible: false },
           0,
         );
         s.setData(Array.from({ length: n }, (_, time) => {
@@ -117,11 +127,11 @@ export class StatsChart {
         add(s);
       }
       for (const col of pane.lines) {
-        const book = plan.book && (p === 0 || pane.kind === 'spread') ? BOOK_COLOURS[col] : undefined;
+        const bookColour = plan.book && (p === 0 || pane.kind === 'spread') ? book[col] : undefined;
         const s = chart.addSeries(
           LineSeries,
           {
-            color: book ?? colour,
+            color: bookColour ?? colour,
             lineWidth: 1,
             // Lines over candles and the mid are dashed, so bodies and bid/ask stay the eye's anchors.
             lineStyle: col === 'midPoint' || (p === 0 && plan.candles) ? LineStyle.Dashed : LineStyle.Solid,
@@ -137,7 +147,7 @@ export class StatsChart {
       }
       for (const col of pane.histograms) {
         const s = chart.addSeries(HistogramSeries, { color: withAlpha(colour, single ? 0.7 : 0.5), priceFormat: { type: 'volume' }, priceLineVisible: false, lastValueVisible: false }, p);
-        s.setData(points(seriesOf(model, col, g)));
+        s.setData(bars(seriesOf(model, col, g), scales.get(scaleKey(col, g)), clipped));
         add(s);
       }
     });
@@ -146,7 +156,8 @@ export class StatsChart {
       this.titled = true;
       chart.panes().forEach((pane, p) => {
         pane.setStretchFactor(p === 0 ? 3 : 1);
-        const title = plan.panes[p]?.title;
+        // pane 0's title heads the readout over it
+        const title = p === 0 ? null : plan.panes[p]?.title;
         if (title) createTextWatermark(pane, { horzAlign: 'left', vertAlign: 'top', lines: [{ text: title, color: 'rgba(174, 182, 194, 0.45)', fontSize: 11 }] });
       });
       chart.timeScale().fitContent();
@@ -162,6 +173,18 @@ export class StatsChart {
   /** Pane 0 in percent of the first visible value (groups at different price levels side by side). */
   setPercent(percent: boolean): void {
     if (this.titled) this.chart?.priceScale('right', 0).applyOptions({ mode: percent ? PriceScaleMode.Percentage : PriceScaleMode.Normal });
+  }
+
+  /**
+   * Room at the top of pane 0 for the readout over it (px): the price scale's top margin, up to a
+   * third of the pane (beyond, the readout floats over the top of the series).
+   */
+  setReadoutSpace(px: number): void {
+    const pane = this.titled ? this.chart?.panes()[0] : undefined;
+    const h = pane?.getHeight() ?? 0;
+    if (!pane || h <= 0) return;
+    const top = Math.min(0.33, Math.max(0.05, px / h));
+    this.chart?.priceScale('right', 0).applyOptions({ scaleMargins: { top, bottom: 0.06 } });
   }
 
   /** Puts the crosshair on a slot (keyboard stepping), on the first visible series of a group. */

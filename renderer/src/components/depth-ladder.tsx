@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { backend } from '../backend';
+import { useKeptId } from '../chart/kept-choice';
 import { type LadderColumns, ladderModel, latestById, type Snapshot, snapshotOf } from '../ladder/ladder-model';
 import { useStore } from '../store/store';
 import { fmtPrice, fmtSpread, LadderView } from './ladder-view';
@@ -22,7 +23,8 @@ export interface DepthLadderProps {
 export function DepthLadder({ cols, onShowChart }: DepthLadderProps): React.JSX.Element {
   const result = useStore((s) => s.result);
   const selectedRow = useStore((s) => s.selectedRow);
-  const chosenId = useStore((s) => s.chart.id);
+  // the instrument on screen survives a re-run, as on the tick chart
+  const chosenId = useKeptId();
   const setChart = useStore((s) => s.setChart);
   const selectRow = useStore((s) => s.selectRow);
   const [all, setAll] = useState<readonly Snapshot[] | null>(null);

@@ -28,6 +28,8 @@ export interface StatsModel {
   readonly values: ReadonlyArray<ReadonlyArray<Float64Array>>;
   /** Result columns that cannot be charted (symbols, timestamps, lists), for the legend's note. */
   readonly skipped: readonly string[];
+  /** The first result row of each group (the grid row a bar selects when there are no buckets). */
+  readonly firstRow: Int32Array;
 }
 
 export interface StatsMeta {
@@ -82,11 +84,15 @@ export function statsModel(t: ArrowTable, meta: StatsMeta): StatsModel {
 
   const rowKeys: string[] = new Array<string>(n);
   const byKey = new Map<string, readonly string[]>();
+  const firstOf = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const parts = groupVecs.map((v) => cellText(v, i));
     const key = parts.join(SEP);
     rowKeys[i] = key;
-    if (!byKey.has(key)) byKey.set(key, parts);
+    if (!byKey.has(key)) {
+      byKey.set(key, parts);
+      firstOf.set(key, i);
+    }
   }
   const groups: StatsGroup[] = [...byKey.entries()]
     .sort((a, b) => compareParts(a[1], b[1]))
@@ -108,7 +114,8 @@ export function statsModel(t: ArrowTable, meta: StatsMeta): StatsModel {
     columns.push(field.name);
     values.push(perGroup);
   }
-  return { bucketed: timeVec !== null, times, groupColumns: meta.groupColumns, groups, columns, values, skipped };
+  const firstRow = Int32Array.from(groups, (g) => firstOf.get(g.key)!);
+  return { bucketed: timeVec !== null, times, groupColumns: meta.groupColumns, groups, columns, values, skipped, firstRow };
 }
 
 /** The values of one column for one group (undefined when the column is not in the model). */

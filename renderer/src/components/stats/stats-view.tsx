@@ -1,11 +1,12 @@
 /**
  * The results of getStats: the whole (small) result read as typed Arrow, charted per group (candles,
- * lines, volume histograms, or the top of book with the depth ladder at the crosshair), or compared as
- * bars when it has no buckets. The group legend shows and hides groups; the chart takes the keyboard
- * (←/→ step buckets, Home/End, Escape unpins) once focused.
+ * lines, volume histograms, or the top of book with the depth ladder at the crosshair) with every
+ * shown group's values in a legend over the chart, or compared as bar panels when it has no buckets.
+ * The group legend shows and hides groups; the chart takes the keyboard (←/→ step buckets, Home/End,
+ * Escape unpins) once focused.
  */
 import { tableFromIPC } from 'apache-arrow';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MAX_TABLE_ROWS } from '../../../../engine/contract';
 import { backend } from '../../backend';
 import { StatsChart } from '../../chart/stats-chart';
@@ -14,15 +15,36 @@ import { readAgg } from '../../form/agg-body';
 import type { TreeArg } from '../../form/agg-tree';
 import { planChart, suggestPercent } from '../../stats/chart-plan';
 import { assignColours } from '../../stats/group-colours';
-import { readout } from '../../stats/readout';
-import { statsModel, type StatsModel } from '../../stats/stats-model';
+import { modelFormats, readoutLines, scaleKey } from '../../stats/readout';
+import { seriesOf, statsModel, type StatsModel } from '../../stats/stats-model';
+import { volumeScale, type VolumeScale } from '../../chart/volume-scale';
 import { useStore } from '../../store/store';
+import { useGridHints } from '../grid/use-grid-hints';
+import { BarPanels } from './bar-panels';
 import { BucketLadder } from './bucket-ladder';
 import { GroupLegend } from './group-legend';
-import { StatsBars } from './stats-bars';
+import { StatsReadout } from './stats-readout';
+import '../../charts.css';
 
-/** Groups shown at first (more are a click away in the legend). */
+/** Groups charted at first (more are a click away in the legend); bar panels show every group. */
 const FIRST_SHOWN = 8;
+/** Height of a readout line (px, charts.css). */
+const READOUT_LINE_H = 16;
+
+/** An element's height, kept current (a callback ref: the element comes and goes with the result). */
+function useHeight(): [(el: HTMLElement | null) => void, number] {
+  const [h, setH] = useState(0);
+  const observer = useRef<ResizeObserver | null>(null);
+  const ref = useCallback((el: HTMLElement | null) => {
+    observer.current?.disconnect();
+    observer.current = null;
+    if (!el) return;
+    observer.current = new ResizeObserver(() => setH(el.clientHeight));
+    observer.current.observe(el);
+    setH(el.clientHeight);
+  }, []);
+  return [ref, h];
+}
 /** Colours groups got this session (group key -> palette index). */
 const colourMemory = new Map<string, number>();
 
@@ -40,6 +62,12 @@ export function StatsView(): React.JSX.Element {
   const [percent, setPercent] = useState<boolean | null>(null);
   const [hover, setHover] = useState<{ slot: number; group: number | null } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
+  const [barSort, setBarSort] = useState<{ readonly name: string | null; readonly byValue: boolean }>({ name: null, byValue: true });
+  const [wrapRef, wrapH] = useHeight();
+  const [folded, setFolded] = useState(false);
+  const hints = useGridHints(result);
+  const selectedRow = useStore((s) => s.selectedRow);
+  const selectRow = useStore((s) => s.selectRow);
 
   const args = useMemo(() => request?.args ?? {}, [request]);
   const orderbook = args['orderbook'] === 'plotOrderbookSnapshots';
@@ -60,7 +88,7 @@ export function StatsView(): React.JSX.Element {
         if (cancelled) return;
         const m = statsModel(tableFromIPC(bytes), { timeColumn: result.timeColumn, groupColumns: result.groupColumns });
         setModel(m);
-        setShown(new Set(m.groups.slice(0, orderbook ? 1 : FIRST_SHOWN).map((_, g) => g)));
+        setShown(new Set(m.groups.slice(0, orderbook ? 1 : m.bucketed ? FIRST_SHOWN : undefined).map((_, g) => g)));
         setPercent(null);
         setHover(null);
         setPinned(null);
@@ -78,6 +106,18 @@ export function StatsView(): React.JSX.Element {
   const charted = !!model?.bucketed && model.groups.length > 0 && !!plan && plan.panes.length > 0;
   const notCharted = [...(model?.skipped ?? []), ...(plan?.unplotted ?? [])];
   const zone = result?.outputTZ ?? 'UTC';
+  const formats = useMemo(
+    () => (model && result ? modelFormats(model, (name) => ({ name, type: result.columns.find((c) => c.name === name)?.type, tickDecimals: hints.tickDecimals })) : new Map()),
+    [model, result, hints.tickDecimals],
+  );
+  // Each group's bars get their own robust scale: its auction buckets clip, whatever the other groups trade.
+  const scales = useMemo(() => {
+    const out = new Map<string, VolumeScale>();
+    if (!model || !plan) return out;
+    for (const pane of plan.panes) for (const col of pane.histograms) model.groups.forEach((_, g) => out.set(scaleKey(col, g), volumeScale(seriesOf(model, col, g) ?? [])));
+    return out;
+  }, [model, plan]);
+  const groupOfRow = useMemo(() => new Map(model && !model.bucketed ? Array.from(model.firstRow, (row, g) => [row, g] as const) : []), [model]);
 
   useEffect(() => {
     if (!host.current || !charted) return undefined;
@@ -93,8 +133,8 @@ export function StatsView(): React.JSX.Element {
   }, [charted]);
 
   useEffect(() => {
-    if (charted && model && plan) chart.current?.setData({ model, plan, colours, zone });
-  }, [charted, model, plan, colours, zone]);
+    if (charted && model && plan) chart.current?.setData({ model, plan, colours, zone, scales });
+  }, [charted, model, plan, colours, zone, scales]);
   useEffect(() => chart.current?.setShown(shown), [shown, model, plan, colours]);
   useEffect(() => chart.current?.setPercent(isPercent), [isPercent, shown, model, plan, colours]);
 
@@ -128,11 +168,33 @@ export function StatsView(): React.JSX.Element {
     chart.current?.showSlot(next, focusGroup);
   };
 
-  const values = model && plan && focusGroup !== null && slot !== null ? readout(model, plan, focusGroup, slot) : [];
+  const lines = model && plan && slot !== null ? readoutLines(model, plan, shownList, slot, formats, scales) : [];
+  const panes = plan?.panes.length ?? 1;
+  // pane 0 takes 3 parts of the height (above the time axis), every other pane 1
+  const pane0H = ((wrapH - 28) * 3) / (3 + panes - 1);
+  const maxLines = Math.max(2, Math.floor((pane0H * 0.8) / READOUT_LINE_H) - 1);
+  const readoutPx = (folded ? 2 : Math.min(lines.length, maxLines) + 1 + (lines.length > maxLines ? 1 : 0)) * READOUT_LINE_H + 10;
+  const sortColumn = model ? Math.max(0, barSort.name === null ? 0 : model.columns.indexOf(barSort.name)) : 0;
+  const bars = !!model && !model.bucketed && model.groups.length > 0;
+  // (after the chart's own effects: its series exist by then)
+  useEffect(() => chart.current?.setReadoutSpace(readoutPx), [readoutPx, wrapH, shown, model, plan, colours]);
   return (
     <section className="chart-panel stats-panel" aria-label="getStats results">
       <div className="chart-toolbar">
-        {model && <GroupLegend labels={model.groups.map((g) => g.label)} colours={colours} shown={shown} onChange={setShown} single={orderbook} />}
+        {model && !bars && <GroupLegend labels={model.groups.map((g) => g.label)} colours={colours} shown={shown} onChange={setShown} single={orderbook} />}
+        {bars && model.columns.length > 0 && (
+          <span className="bar-sort">
+            <span className="muted">sort</span>
+            <span className="seg" role="group" aria-label="Order of the groups">
+              <button type="button" className={barSort.byValue ? 'on' : ''} aria-pressed={barSort.byValue} data-testid="bar-sort-value" title="Largest first, by the panel whose title is marked (click a panel's title to sort by it)" onClick={() => setBarSort({ name: model.columns[sortColumn] ?? null, byValue: true })}>
+                by {model.columns[sortColumn]} ▼
+              </button>
+              <button type="button" className={barSort.byValue ? '' : 'on'} aria-pressed={!barSort.byValue} data-testid="bar-sort-key" title="In the order of the group key" onClick={() => setBarSort({ name: model.columns[sortColumn] ?? null, byValue: false })}>
+                by {model.groupColumns.join(' · ') || 'group'}
+              </button>
+            </span>
+          </span>
+        )}
         <span className="spacer" />
         {charted && plan?.panes[0]?.kind === 'price' && (
           <button type="button" className={`toggle-button ${isPercent ? 'on' : ''}`} aria-pressed={isPercent} data-testid="stats-percent" title="Price pane in percent of the first visible value (compares groups at different levels)" onClick={() => setPercent(!isPercent)}>
@@ -140,33 +202,30 @@ export function StatsView(): React.JSX.Element {
           </button>
         )}
         {model && (
-          <span className="muted" data-testid="stats-info" title={notCharted.length ? `In the grid only: ${notCharted.join(', ')}` : undefined}>
+          <span className="muted chart-info" data-testid="stats-info" title={notCharted.length ? `In the grid only: ${notCharted.join(', ')}` : undefined}>
             {model.bucketed ? `${slots.toLocaleString()} buckets` : 'no buckets'} × {model.groups.length} group{model.groups.length === 1 ? '' : 's'}
           </span>
         )}
         {error && <span className="error-text">{error}</span>}
       </div>
-      {charted && (
-        <div className="stats-readout" data-testid="stats-readout">
-          <span className="muted" data-testid="stats-bucket">
-            {pinned !== null && <span className="pin">pinned</span>}
-            {labelText}
-          </span>
-          {focusGroup !== null && model && <b style={{ color: colours[focusGroup] }}>{model.groups[focusGroup]?.label}</b>}
-          {values.map(([k, v]) => (
-            <span key={k}>
-              <span className="muted">{k}</span> {v}
-            </span>
-          ))}
-        </div>
-      )}
       <div className={`stats-body ${orderbook ? 'with-ladder' : ''}`}>
         {charted ? (
-          <div className="chart-host" ref={host} tabIndex={0} onKeyDown={onKeyDown} data-testid="stats-chart" aria-label="Stats chart: arrow keys step through buckets" />
+          <div className="chart-wrap" ref={wrapRef}>
+            <div className="chart-host" ref={host} tabIndex={0} onKeyDown={onKeyDown} data-testid="stats-chart" aria-label="Stats chart: arrow keys step through buckets" />
+            <StatsReadout lines={lines} colours={colours} title={plan?.panes[0]?.title ?? ''} bucket={labelText} pinned={pinned !== null} hovered={hover?.group ?? null} maxLines={maxLines} folded={folded} onFold={setFolded} />
+          </div>
         ) : model && model.groups.length === 0 ? (
           <div className="chart-empty muted">No rows in the window: nothing to chart.</div>
-        ) : model ? (
-          <StatsBars model={model} colours={colours} shown={shown} />
+        ) : bars ? (
+          <BarPanels
+            model={model}
+            colours={colours}
+            formats={formats}
+            sort={{ column: sortColumn, byValue: barSort.byValue }}
+            onSort={(s) => setBarSort({ name: model.columns[s.column] ?? null, byValue: s.byValue })}
+            selected={selectedRow === null ? null : (groupOfRow.get(selectedRow) ?? null)}
+            onSelect={(g) => selectRow(model.firstRow[g] ?? null)}
+          />
         ) : (
           <div className="chart-empty muted">{error ? '' : 'Reading the result…'}</div>
         )}

@@ -1,61 +1,14 @@
-/** The app shell: tables | form | chart over grid, with the status line and keyboard shortcuts. */
-import { useEffect, useMemo, useState } from 'react';
+/** The app shell: tables | form | results (resizable panes), with the status line and keyboard shortcuts. */
+import { useEffect } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
-import { DepthLadder } from './components/depth-ladder';
 import { MemoryPanel } from './components/memory-panel';
-import { GenerateBanner } from './components/orders/generate-view';
-import { OrderSummaryView } from './components/orders/summary-view';
-import { ResultGrid } from './components/result-grid';
-import { StatsView } from './components/stats/stats-view';
+import { PANE_KEYS, togglePane, Workspace } from './components/panes';
+import { Results } from './components/results';
 import { StatusBar } from './components/status-bar';
 import { TableList } from './components/table-list';
-import { TickChart } from './components/tick-chart';
 import { TopBar } from './components/top-bar';
-import { ladderColumns } from './ladder/ladder-model';
 import { useStore } from './store/store';
-
-/**
- * The top of the results: getStats results in the stats view; the depth ladder for orderbook results
- * (switchable); else the tick chart.
- */
-function ResultView(): React.JSX.Element {
-  const result = useStore((s) => s.result);
-  const stats = useStore((s) => s.request?.operation === 'getStats' || (s.result?.groupColumns.length ?? 0) > 0);
-  const [view, setView] = useState<'ladder' | 'chart'>('ladder');
-  const cols = useMemo(() => (result ? ladderColumns(result.columns, result.timeColumn, result.idColumn) : null), [result]);
-  if (stats) return <StatsView />;
-  if (cols && view === 'ladder') return <DepthLadder cols={cols} onShowChart={() => setView('chart')} />;
-  return <TickChart {...(cols ? { onShowLadder: () => setView('ladder') } : {})} />;
-}
-
-/** The results area: the order-analytics workspace for a summary; else the view over the grid. */
-function Results(): React.JSX.Element {
-  const summary = useStore((s) => s.request?.operation === 'getOrderAnalyticSummary' && s.result !== null);
-  const generating = useStore((s) => s.operation === 'generateOrderAnalytics');
-  const generated = useStore((s) => s.request?.operation === 'generateOrderAnalytics' && s.result !== null);
-  if (generating) {
-    return (
-      <main className="results generate">
-        <GenerateBanner />
-        {generated ? <ResultGrid /> : <section className="grid-panel empty muted">The rows written appear here.</section>}
-      </main>
-    );
-  }
-  if (summary) {
-    return (
-      <main className="results">
-        <OrderSummaryView />
-      </main>
-    );
-  }
-  return (
-    <main className="results">
-      <ResultView />
-      <ResultGrid />
-    </main>
-  );
-}
 
 /** The whole app. */
 export function App(): React.JSX.Element {
@@ -81,6 +34,9 @@ export function App(): React.JSX.Element {
       } else if (mod && !e.shiftKey && (e.key === 's' || e.key === 'S')) {
         e.preventDefault();
         useStore.getState().openMemory('saved');
+      } else if (mod && e.altKey && !e.shiftKey && PANE_KEYS[e.code] && !e.getModifierState('AltGraph')) {
+        // Ctrl/Cmd+Alt+1, 2, 3: the tables, the form, the chart collapse or come back
+        if (togglePane(PANE_KEYS[e.code]!)) e.preventDefault();
       }
     };
     window.addEventListener('keydown', onKey);
@@ -89,11 +45,7 @@ export function App(): React.JSX.Element {
   return (
     <div className="app">
       <TopBar />
-      <div className="workspace">
-        <TableList />
-        <ArgForm />
-        <Results />
-      </div>
+      <Workspace tables={<TableList />} form={<ArgForm />} results={<Results />} />
       <StatusBar />
       <MemoryPanel />
     </div>

@@ -5,6 +5,7 @@ import './styles.css';
 import './stats.css';
 import './tca.css';
 import './memory.css';
+import './layout.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -47,7 +47,9 @@ describe('the generated form', () => {
     for (const arg of getTicks.args) expect(html).toContain(`data-testid="arg-${arg.name}"`);
     expect(html).toContain('data-testid="arg-startTS-zone"');
     expect(html).toMatch(/title="Read as local time in America\/New_York \(inputTZ\)" data-testid="arg-startTS-zone">New York</);
-    expect(html).toMatch(/class="chip bad[^"]*" title="ZZZZ is not stored in Trade"/);
+    // an unknown identifier: red, with the reason in its tooltip and written under the chips
+    expect(html).toMatch(/class="chip bad[^"]*" title="ZZZZ: not in Trade on any date \(2024-03-06\)"/);
+    expect(html).toMatch(/data-testid="arg-idList-problem"[^>]*><div>ZZZZ<!-- -->: <!-- -->not in Trade on any date \(2024-03-06\)<\/div>/);
     expect(html).toContain('value="MS"');
     expect(html).toContain('>price<span class="chip-hint">float</span>');
     expect(html).toContain('data-testid="arg-filter-row-0"');

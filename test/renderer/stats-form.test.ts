@@ -38,7 +38,7 @@ describe('the getStats form', () => {
     const html = render({ table: 'Trade', analytics: listValue(['vwap', 'maxPrice', 'maxVolumes']) });
     expect(html).toContain('>vwap<span class="chip-hint">configured</span>');
     expect(html).toContain('>maxPrice<span class="chip-hint">max of price</span>');
-    expect(html).toMatch(/class="chip bad[^"]*" title="maxVolumes is not an analytic of Trade"/);
+    expect(html).toMatch(/class="chip bad[^"]*" title="maxVolumes: not an analytic of Trade"/);
   });
 
   it('builds agg rows: operator and arguments, nested trees, inline problems, default names', () => {
@@ -77,7 +77,7 @@ describe('the getStats form', () => {
     expect(dflt).toContain('+ ref <!-- -->Instrument');
     const sector = render({ table: 'Trade', ref: listValue(['Instrument']), groupBy: listValue(['sector', 'region']) });
     expect(sector).toContain('title="sector (Instrument)"');
-    expect(sector).toMatch(/class="chip bad[^"]*" title="Trade has no column region"/);
+    expect(sector).toMatch(/class="chip bad[^"]*" title="region: not a column of Trade"/);
   });
 
   it('explains buckets and what the holiday calendar needs', () => {

@@ -37,12 +37,12 @@ function ArgName({ name }: { readonly name: string }): React.JSX.Element {
   );
 }
 
-function ArgRow(props: WidgetProps & { readonly supported: boolean }): React.JSX.Element {
-  const { arg, supported } = props;
+function ArgRow(props: WidgetProps & { readonly supported: boolean; readonly mark?: string | undefined }): React.JSX.Element {
+  const { arg, supported, mark } = props;
   const title = `${arg.name}: ${arg.doc}${arg.default ? ` Default ${arg.default}.` : ''}${supported ? '' : ' (not supported yet)'}`;
   const block = isBlockWidget(arg);
   return (
-    <div className={`arg-row ${block ? 'block' : ''} ${supported ? '' : 'unsupported'}`} title={block ? undefined : title}>
+    <div className={`arg-row ${block ? 'block' : ''} ${supported ? '' : 'unsupported'} ${mark ? 'marked' : ''}`} title={block ? undefined : title} {...(mark ? { 'data-marked': arg.name } : {})}>
       <label htmlFor={`arg-${arg.name}`} title={title}>
         <ArgName name={arg.name} />
         {arg.required && <span className="required">*</span>}
@@ -50,6 +50,11 @@ function ArgRow(props: WidgetProps & { readonly supported: boolean }): React.JSX
       {block && !supported && <span className="badge">not yet</span>}
       <div className="widget-cell">
         <Widget {...props} />
+        {mark && (
+          <div className="field-msg error-text arg-mark" role="alert" data-testid={`arg-${arg.name}-error`}>
+            {mark}
+          </div>
+        )}
       </div>
       <span id={`arg-${arg.name}-doc`} className="sr-only">
         {arg.doc}
@@ -117,6 +122,8 @@ export interface ArgFormViewProps {
   /** Exchanges of ExchangeHolidayCal, offered by applyHolidayCalendar. */
   readonly exchanges?: readonly string[];
   readonly formError: string | null;
+  /** Fields the last error named, with the text shown under each. */
+  readonly marks?: Readonly<Record<string, string>>;
   readonly setField: (name: string, value: FormValue) => void;
   readonly setAssembly: (name: string) => void;
   readonly onSubmit: () => void;
@@ -158,9 +165,10 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           summaryFunctions={p.summaryFunctions ?? []}
           {...(p.exchanges ? { exchanges: p.exchanges } : {})}
           supported={op.supported.length > 0 && op.supported.includes(arg.name)}
+          mark={p.marks?.[arg.name]}
         />
       ))}
-      {p.formError && (
+      {p.formError && !Object.keys(p.marks ?? {}).length && (
         <div className="error-text form-error" role="alert">
           {p.formError}
         </div>
@@ -190,6 +198,7 @@ export function ArgForm(): React.JSX.Element {
   const setAssembly = useStore((s) => s.setAssembly);
   const identifiers = useStore((s) => s.identifiers);
   const formError = useStore((s) => s.formError);
+  const marks = useStore((s) => (s.marks?.operation === s.operation ? s.marks.fields : undefined));
   const assemblies = useMemo(() => info?.assemblies.map((a) => a.name) ?? [], [info]);
   const op = operationSpec(info, operation);
   const tables = tablesOf({ info, assembly });
@@ -210,6 +219,7 @@ export function ArgForm(): React.JSX.Element {
       summaryFunctions={info?.assemblies.find((a) => a.name === assembly)?.summaryFunctions ?? []}
       exchanges={identifiers[`${assembly}/${HOLIDAY_TABLE}`] ?? []}
       formError={formError}
+      {...(marks ? { marks } : {})}
       setField={setField}
       setAssembly={setAssembly}
       onSubmit={() => void useStore.getState().run()}

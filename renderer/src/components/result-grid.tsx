@@ -5,22 +5,26 @@
  * instruments' tick sizes, or the header menu's choice), right-aligned; hovering a cell shows its
  * exact text, which is also what Ctrl/Cmd+C copies (TSV with a header, as the CSV export writes it).
  * `#` and the time column stay at the left when the grid scrolls sideways; columns resize by their
- * header's edge. Keys: arrows, Page Up/Down, Home/End (Ctrl too), Shift to extend, Ctrl/Cmd+A and C.
+ * header's edge, move by dragging their header, hide from its menu; a header click sorts the held
+ * result where it is held (never running its request again). Keys: arrows, Page Up/Down, Home/End
+ * (Ctrl too), Shift to extend, Ctrl/Cmd+A and C.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RunResponse } from '../../../engine/contract';
 import { copyText } from '../clipboard';
-import { autoWidth, CELL_PAD, cellChars, columnFormats, columnWidths, displayOrder, domMetrics, ROW_HEIGHT, rowNumberChars } from '../grid/layout';
-import { columnFormat, type FormatOverride, formatCell, groupDigits, isNumericType, type Kind, NO_STATS } from '../grid/number-format';
+import { nextSort } from '../grid/column-layout';
+import { CELL_PAD, columnFormats, ROW_HEIGHT } from '../grid/layout';
+import { formatCell, groupDigits, type Kind } from '../grid/number-format';
 import { keyTarget, moveRange, rangeBounds, type RowRange } from '../grid/selection';
 import { tsvText } from '../grid/tsv';
-import { KIND_UNIT } from '../orders/tca';
 import { useStore } from '../store/store';
 import { ColumnMenu } from './grid/column-menu';
-import { type ColumnView, frozenClass, GridHeader } from './grid/grid-header';
-import { useResultPages } from './grid/use-result-pages';
+import { frozenClass, GridHeader } from './grid/grid-header';
+import { useGridColumns } from './grid/use-grid-columns';
 import { useGridHints } from './grid/use-grid-hints';
+import { useGridSort } from './grid/use-grid-sort';
+import { type PagesSeed, useResultPages } from './grid/use-result-pages';
 
 type RunOk = Extract<RunResponse, { ok: true }>;
 
@@ -37,20 +41,32 @@ export interface GridHints {
   readonly tickDecimals?: number | null;
 }
 
-/** The grid of the store's current result. */
+/** The grid of the store's current result; a sorted grid tells the store (Export writes what it shows). */
 export function ResultGrid(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const selectedRow = useStore((s) => s.selectedRow);
   const selectRow = useStore((s) => s.selectRow);
   const hints = useGridHints(result);
-  return <ResultGridView result={result} selectedRow={selectedRow} selectRow={selectRow} hints={hints} />;
+  const onSorted = useCallback((sorted: RunOk | null, by: string | null) => {
+    const base = useStore.getState().result;
+    useStore.setState({ gridSorted: sorted && base && by ? { baseId: base.resultId, resultId: sorted.resultId, by } : null });
+  }, []);
+  return <ResultGridView result={result} selectedRow={selectedRow} selectRow={selectRow} hints={hints} onSorted={onSorted} />;
 }
 
 export interface ResultGridViewProps {
   readonly result: RunOk | null;
+  /** The selected row of `result` (the chart and the ladder follow it). */
   readonly selectedRow: number | null;
   readonly selectRow: (row: number | null) => void;
-  /** Enter or a double click on a row. */
+  /**
+   * A row picked while the grid shows a sorted copy of the result: its row in that copy. The
+   * result's own selection (selectRow) is left alone then, since its rows are in another order.
+   */
+  readonly onSortedSelect?: (row: number, sorted: RunOk) => void;
+  /** The sorted copy on screen (and how it is sorted), or null when the grid shows the result's own order. */
+  readonly onSorted?: (sorted: RunOk | null, by: string | null) => void;
+  /** Enter or a double click on a row (not offered while sorted: the row is of the sorted copy). */
   readonly onOpen?: (row: number) => void;
   readonly label?: string;
   readonly testId?: string;
@@ -60,50 +76,51 @@ export interface ResultGridViewProps {
 const notice = (text: string): void => useStore.setState({ notice: text });
 
 /** A grid of any held result (the drill-down's orders, as well as the store's result). */
-export function ResultGridView({ result, selectedRow, selectRow, onOpen, label = 'Result rows', testId = 'grid', hints }: ResultGridViewProps): React.JSX.Element {
+export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect, onSorted, onOpen: openRow, label = 'Result rows', testId = 'grid', hints }: ResultGridViewProps): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
-  const data = useResultPages(result);
+  const sorting = useGridSort(result, notice);
+  const shown = sorting.shown;
+  const sorted = sorting.sort !== null;
+  // the result's own stats, for its sorted copies to start from (formats and widths stay put)
+  const baseSeed = useRef<PagesSeed | null>(null);
+  const data = useResultPages(shown, () => (sorted ? baseSeed.current : null));
+  if (!sorted) baseSeed.current = { stats: data.stats, longest: data.longest };
+  const layout = useGridColumns(shown, hints, data, (sorting.pending ?? sorting.sort)?.column ?? null);
+  const { columns, rowNumberWidth, totalWidth, monoChar } = layout;
   const [range, setRange] = useState<RowRange | null>(null);
+  /** The selected row of the sorted copy (the result's selection stays with the result). */
+  const [sortedRow, setSortedRow] = useState<number | null>(null);
+  const focusRow = sorted ? sortedRow : selectedRow;
   /** The row the grid itself last selected: the scroll follows it minimally, others are centred. */
   const own = useRef<number | null>(null);
-  const [drag, setDrag] = useState<{ name: string; width: number } | null>(null);
   const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
-  const [choices, setChoices] = useState(0);
-
-  // recomputed as pages arrive (data.version: the stats and longest texts only grow, so formats and
-  // widths only widen) and when a header's menu or edge changes a column (drag, choices)
-  const columns: ColumnView[] = useMemo(() => {
-    if (!result) return [];
-    const metrics = domMetrics();
-    const rowNumberWidth = rowNumberWidthOf(result.rows, metrics.monoChar);
-    let left = rowNumberWidth;
-    const order = displayOrder(result.columns, result.timeColumn);
-    const frozen = result.timeColumn ? 1 : 0;
-    return order.map((j, k) => {
-      const c = result.columns[j]!;
-      const kind = hints?.kinds?.get(c.name) ?? null;
-      const stats = data.stats[j];
-      const format = columnFormat({ name: c.name, type: c.type, kind, tickDecimals: hints?.tickDecimals ?? null, override: columnFormats.get(c.name) ?? null }, stats ?? NO_STATS);
-      const unit = kind && KIND_UNIT[kind] && kind !== 'count' ? KIND_UNIT[kind] : '';
-      const chars = cellChars(c.type, format, stats, data.longest[j] ?? 0);
-      const width = drag?.name === c.name ? drag.width : (columnWidths.get(c.name) ?? autoWidth(unit ? `${c.name} ${unit}` : c.name, chars, metrics));
-      const view: ColumnView = { j, name: c.name, type: c.type, numeric: isNumericType(c.type), format, width, left: k < frozen ? left : null, edge: k === frozen - 1, unit };
-      if (k < frozen) left += width;
-      return view;
-    });
-  }, [result, hints, data.version, data.stats, data.longest, drag, choices]);
-  const monoChar = domMetrics().monoChar;
-  const rowNumberWidth = result ? rowNumberWidthOf(result.rows, monoChar) : 0;
-  const totalWidth = columns.reduce((a, c) => a + c.width, rowNumberWidth);
+  const onOpen = sorted ? undefined : openRow;
 
   useEffect(() => {
     setRange(null);
     setMenu(null);
+    setSortedRow(null);
     scroller.current?.scrollTo({ top: 0 });
-  }, [result?.resultId]);
+  }, [shown?.resultId]);
+
+  useEffect(() => {
+    onSorted?.(sorted ? shown : null, sorting.sort ? `${sorting.sort.column} ${sorting.sort.dir}` : null);
+  }, [onSorted, sorted, shown, sorting.sort]);
+
+  // a row picked elsewhere (the chart) while sorted: back to the result's order, where that row is
+  const lastSelected = useRef(selectedRow);
+  const { sort, sortBy } = sorting;
+  useEffect(() => {
+    if (lastSelected.current === selectedRow) return;
+    lastSelected.current = selectedRow;
+    if (sort && selectedRow !== null) {
+      sortBy(null);
+      notice(`Grid back in the result's order to show row ${(selectedRow + 1).toLocaleString('en-US')}`);
+    }
+  }, [selectedRow, sort, sortBy]);
 
   const virtualizer = useVirtualizer({
-    count: result?.rows ?? 0,
+    count: shown?.rows ?? 0,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 30,
@@ -116,33 +133,40 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
   const { ensure } = data;
   useEffect(() => ensure(firstIndex, lastIndex), [ensure, firstIndex, lastIndex]);
 
-  // the selection's focus is the store's selected row: a row picked elsewhere (a click on the chart)
-  // starts a range of its own and is centred; the grid's own moves scroll only as far as needed
+  // the selection's focus is the selected row: a row picked elsewhere (a click on the chart) starts a
+  // range of its own and is centred; the grid's own moves scroll only as far as needed
   useEffect(() => {
-    if (selectedRow === null) {
+    if (focusRow === null) {
       setRange(null);
-    } else if (own.current === selectedRow) {
-      virtualizer.scrollToIndex(selectedRow, { align: 'auto' });
+    } else if (own.current === focusRow) {
+      virtualizer.scrollToIndex(focusRow, { align: 'auto' });
     } else {
-      setRange({ anchor: selectedRow, focus: selectedRow });
-      virtualizer.scrollToIndex(selectedRow, { align: 'center' });
+      setRange({ anchor: focusRow, focus: focusRow });
+      virtualizer.scrollToIndex(focusRow, { align: 'center' });
     }
     own.current = null;
-  }, [selectedRow, virtualizer]);
+  }, [focusRow, virtualizer]);
+
+  const pick = (row: number): void => {
+    if (sorted && shown) {
+      setSortedRow(row);
+      onSortedSelect?.(row, shown);
+    } else selectRow(row);
+  };
 
   const moveTo = (row: number, extend: boolean): void => {
-    const current = range ?? (selectedRow === null ? null : { anchor: selectedRow, focus: selectedRow });
+    const current = range ?? (focusRow === null ? null : { anchor: focusRow, focus: focusRow });
     setRange(moveRange(current, row, extend));
     own.current = row;
-    selectRow(row);
+    pick(row);
   };
 
   const copy = async (): Promise<void> => {
-    if (!result || selectedRow === null) {
+    if (!shown || focusRow === null) {
       notice('Select rows to copy: click, Shift+click or Shift+arrows, Ctrl+A for all');
       return;
     }
-    const [lo, hi] = rangeBounds(range ?? { anchor: selectedRow, focus: selectedRow });
+    const [lo, hi] = rangeBounds(range ?? { anchor: focusRow, focus: focusRow });
     const n = hi - lo + 1;
     if (n > COPY_LIMIT) {
       notice(`${n.toLocaleString('en-US')} rows selected: Copy takes up to ${COPY_LIMIT.toLocaleString('en-US')}; Export CSV writes them all`);
@@ -151,7 +175,7 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
     if (n > 10_000) notice(`Copying ${n.toLocaleString('en-US')} rows…`);
     try {
       const rows = await data.rows(lo, hi);
-      const ok = await copyText(tsvText(result.columns.map((c) => c.name), rows));
+      const ok = await copyText(tsvText(shown.columns.map((c) => c.name), rows));
       notice(ok ? `Copied ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'} as TSV with a header` : 'The browser refused the clipboard');
     } catch (e) {
       notice(`Copy failed: ${(e as Error).message}`);
@@ -159,7 +183,7 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
   };
 
   const onKeyDown = (e: React.KeyboardEvent): void => {
-    if (!result || result.rows === 0 || e.altKey) return;
+    if (!shown || shown.rows === 0 || e.altKey) return;
     const mod = e.ctrlKey || e.metaKey;
     const key = e.key.toLowerCase();
     if (mod && key === 'c' && !e.shiftKey) {
@@ -172,62 +196,60 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
     }
     if (mod && key === 'a' && !e.shiftKey) {
       e.preventDefault();
-      setRange({ anchor: result.rows - 1, focus: 0 });
+      setRange({ anchor: shown.rows - 1, focus: 0 });
       own.current = 0;
-      selectRow(0);
+      pick(0);
       return;
     }
-    if (e.key === 'Enter' && onOpen && selectedRow !== null) {
+    if (e.key === 'Enter' && onOpen && focusRow !== null) {
       e.preventDefault();
-      onOpen(selectedRow);
+      onOpen(focusRow);
       return;
     }
     const pageRows = Math.floor(((scroller.current?.clientHeight ?? 0) - HEADER_HEIGHT) / ROW_HEIGHT) - 1;
-    const to = keyTarget(e, selectedRow, result.rows, pageRows);
+    const to = keyTarget(e, focusRow, shown.rows, pageRows);
     if (to === null) return;
     e.preventDefault();
     moveTo(to, e.shiftKey);
   };
 
-  const setOverride = (name: string, o: FormatOverride | null): void => {
-    columnFormats.set(name, o);
-    setChoices((v) => v + 1);
-  };
-  const fit = (name: string): void => {
-    columnWidths.set(name, null);
-    setChoices((v) => v + 1);
-  };
-
-  if (!result) return <section className="grid-panel empty muted">No result yet.</section>;
-  const [lo, hi] = range ? rangeBounds(range) : selectedRow === null ? [-1, -1] : [selectedRow, selectedRow];
+  if (!shown) return <section className="grid-panel empty muted">No result yet.</section>;
+  const [lo, hi] = range ? rangeBounds(range) : focusRow === null ? [-1, -1] : [focusRow, focusRow];
   const menuColumn = menu ? columns.find((c) => c.name === menu.name) : undefined;
+  const at = menuColumn ? layout.movable.indexOf(menuColumn.name) : -1;
+  /** The visible movable neighbour of a column, one way. */
+  const neighbour = (delta: -1 | 1): string | null => {
+    const visible = layout.movable.filter((n) => columns.some((c) => c.name === n));
+    const k = menuColumn ? visible.indexOf(menuColumn.name) : -1;
+    return k < 0 ? null : (visible[k + delta] ?? null);
+  };
   const margin = virtualizer.options.scrollMargin;
   return (
-    <section className="grid-panel" aria-label={label}>
+    <section className={`grid-panel ${sorted ? 'sorted' : ''}`} aria-label={label}>
       <div
         className="grid-scroll"
         ref={scroller}
         tabIndex={0}
         role="grid"
-        aria-rowcount={result.rows + 1}
+        aria-rowcount={shown.rows + 1}
         aria-multiselectable="true"
         onKeyDown={onKeyDown}
         data-testid={testId}
+        data-result={shown.resultId}
       >
         <GridHeader
           columns={columns}
           rowNumberWidth={rowNumberWidth}
           totalWidth={totalWidth}
           menuFor={menu?.name ?? null}
-          onMenu={(name, at) => setMenu(menu?.name === name ? null : { name, x: Math.max(4, Math.min(at.right - 220, window.innerWidth - 236)), y: at.bottom + 2 })}
-          onResize={(name, width, done) => {
-            if (done) {
-              columnWidths.set(name, width);
-              setDrag(null);
-              setChoices((v) => v + 1);
-            } else setDrag({ name, width });
-          }}
-          onFit={fit}
+          onMenu={(name, anchor) => setMenu(menu?.name === name ? null : { name, x: Math.max(4, Math.min(anchor.right - 220, window.innerWidth - 236)), y: anchor.bottom + 2 })}
+          onResize={(name, width, done) => (done ? layout.setWidth(name, width) : layout.setDrag({ name, width }))}
+          onFit={(name) => layout.setWidth(name, null)}
+          sort={sorting.sort}
+          pending={sorting.pending}
+          onSort={(name) => sorting.sortBy(nextSort(sorting.pending ?? sorting.sort, name))}
+          onMove={layout.move}
+          hiddenCount={layout.all.filter((c) => c.hidden).length}
         />
         <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
           {items.map((v) => {
@@ -237,7 +259,7 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
                 key={v.key}
                 role="row"
                 aria-selected={i >= lo && i <= hi}
-                className={`grid-row ${i === selectedRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''}`}
+                className={`grid-row ${i === focusRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''}`}
                 style={{ transform: `translateY(${v.start - margin}px)`, height: ROW_HEIGHT, width: totalWidth }}
                 data-row={i}
                 onMouseDown={(e) => {
@@ -255,7 +277,7 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
                 </div>
                 {columns.map((c) => {
                   const text = data.ready ? data.cell(i, c.j) : undefined;
-                  const shown = text === undefined ? '…' : formatCell(c.format, text);
+                  const cellText = text === undefined ? '…' : formatCell(c.format, text);
                   // the exact text on hover, where the format changed it or the column cuts it
                   const cut = text !== undefined && text.length * monoChar > c.width - CELL_PAD;
                   return (
@@ -264,9 +286,9 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
                       role="gridcell"
                       className={`grid-cell ${c.numeric ? 'num' : ''} ${frozenClass(c)}`}
                       style={{ width: c.width, ...(c.left === null ? {} : { left: c.left }) }}
-                      {...(text !== undefined && (text !== shown || cut) ? { title: text } : {})}
+                      {...(text !== undefined && (text !== cellText || cut) ? { title: text } : {})}
                     >
-                      {shown}
+                      {cellText}
                     </div>
                   );
                 })}
@@ -282,19 +304,24 @@ export function ResultGridView({ result, selectedRow, selectRow, onOpen, label =
           format={menuColumn.format}
           override={columnFormats.get(menuColumn.name) ?? null}
           at={{ x: menu.x, y: menu.y }}
-          onFormat={(o) => setOverride(menuColumn.name, o)}
-          onFitWidth={() => fit(menuColumn.name)}
+          onFormat={(o) => layout.setFormat(menuColumn.name, o)}
+          onFitWidth={() => layout.setWidth(menuColumn.name, null)}
           onClose={() => {
             setMenu(null);
             scroller.current?.focus({ preventScroll: true });
           }}
+          sort={sorting.sort?.column === menuColumn.name ? sorting.sort.dir : null}
+          onSort={(dir) => sorting.sortBy(dir ? { column: menuColumn.name, dir } : null)}
+          onMove={at < 0 ? null : (delta) => {
+            const target = neighbour(delta);
+            if (target) layout.move(menuColumn.name, target, delta < 0 ? 'before' : 'after');
+          }}
+          canMove={{ left: neighbour(-1) !== null, right: neighbour(1) !== null }}
+          columns={layout.all}
+          onToggleHidden={layout.toggleHidden}
+          onShowAll={layout.showAll}
         />
       )}
     </section>
   );
-}
-
-/** The `#` column's width: the largest row number with separators, whole. */
-function rowNumberWidthOf(rows: number, monoChar: number): number {
-  return Math.max(40, Math.ceil(rowNumberChars(rows) * monoChar) + 18);
 }

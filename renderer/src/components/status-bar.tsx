@@ -39,7 +39,7 @@ function Running(): React.JSX.Element {
 export function StatusBar(): React.JSX.Element {
   const running = useStore((s) => s.running);
   const result = useStore((s) => s.result);
-  const error = useStore((s) => s.error);
+  const failure = useStore((s) => s.failure);
   const notice = useStore((s) => s.notice);
   const infoError = useStore((s) => s.infoError);
   const connection = useStore((s) => s.info?.connection);
@@ -49,9 +49,9 @@ export function StatusBar(): React.JSX.Element {
         <span className="error-text">Cannot reach the engine: {infoError}</span>
       ) : running ? (
         <Running />
-      ) : error ? (
+      ) : failure ? (
         <span className="error-text" role="alert" data-testid="error">
-          error {error.ac}: {error.ai}
+          error{failure.ac === null ? '' : ` ${failure.ac}`}: {failure.message}
         </span>
       ) : result ? (
         <span data-testid="rows">

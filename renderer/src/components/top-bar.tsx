@@ -11,7 +11,8 @@ export function TopBar(): React.JSX.Element {
   const operation = useStore((s) => s.operation);
   const setOperation = useStore((s) => s.setOperation);
   const running = useStore((s) => s.running);
-  const result = useStore((s) => s.result);
+  // an error on screen: the result under it is not the current one, so there is nothing to export
+  const result = useStore((s) => (s.failure ? null : s.result));
   const run = useStore((s) => s.run);
   const exportCsv = useStore((s) => s.exportCsv);
   const exportResult = useStore((s) => s.exportResult);

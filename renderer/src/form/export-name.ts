@@ -49,27 +49,35 @@ export interface ExportRequest {
   readonly args: Readonly<Record<string, unknown>>;
 }
 
-/** The file name an export of this request's result takes. */
-export function exportName(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }, ext: string): string {
-  const op = safe(req.operation.split('.').pop() ?? req.operation);
-  const table = safe(typeof req.args['table'] === 'string' ? req.args['table'] : 'result');
+/**
+ * The dates (YYYY-MM-DD, the request's inputTZ) of the window a response header gives: the first,
+ * and the last day the window touches when that is another day. Empty without a window.
+ */
+export function windowDates(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }): string[] {
   const inputTZ = typeof req.args['inputTZ'] === 'string' && req.args['inputTZ'] ? req.args['inputTZ'] : 'UTC';
   const outputTZ = typeof req.args['outputTZ'] === 'string' && req.args['outputTZ'] ? req.args['outputTZ'] : 'UTC';
-  const parts = [op, table];
+  const dates: string[] = [];
   const start = header.startTS ? instantOf(header.startTS, outputTZ) : null;
   const end = header.endTS ? instantOf(header.endTS, outputTZ) : null;
   try {
     if (start !== null) {
       const first = dateIn(start.ms, inputTZ);
-      parts.push(first);
+      dates.push(first);
       // the window's end is exclusive: its last day is the day of the instant just before it
       if (end !== null && (end.ms > start.ms || end.rest > start.rest)) {
         const last = dateIn(end.rest > 0 ? end.ms : end.ms - 1, inputTZ);
-        if (last !== first) parts.push(last);
+        if (last !== first) dates.push(last);
       }
     }
   } catch {
-    // an unknown zone name: the name without dates (the query itself would have said so)
+    // an unknown zone name: no dates (the query itself would have said so)
   }
-  return `${parts.join('_')}.${ext}`;
+  return dates;
+}
+
+/** The file name an export of this request's result takes. */
+export function exportName(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }, ext: string): string {
+  const op = safe(req.operation.split('.').pop() ?? req.operation);
+  const table = safe(typeof req.args['table'] === 'string' ? req.args['table'] : 'result');
+  return `${[op, table, ...windowDates(req, header)].join('_')}.${ext}`;
 }

@@ -1,7 +1,7 @@
 /**
  * The grid's columns on screen: the order (the time column frozen beside `#`), widths sized to fit
- * the header and the widest value read so far, widths and number formats the user chose remembered
- * for the session by column name.
+ * the header and the widest value read so far, widths, number formats, hidden columns and the order
+ * the user chose remembered for the session by column name.
  */
 import type { ColumnType, ResultColumn } from '../../../engine/contract';
 import { type ColumnFormat, type ColumnStats, type FormatOverride, formatNumber, groupDigits } from './number-format';
@@ -138,3 +138,8 @@ class SessionMap<V> {
 export const columnWidths = new SessionMap<number>('tickscope.grid.widths');
 /** Number formats chosen from a header's menu, by column name. */
 export const columnFormats = new SessionMap<FormatOverride>('tickscope.grid.formats');
+/** Columns hidden from a header's menu, by column name. */
+export const columnHidden = new SessionMap<boolean>('tickscope.grid.hidden');
+/** The order columns were dragged into (under the one key ORDER_KEY): see grid/column-layout.ts. */
+export const columnOrder = new SessionMap<readonly string[]>('tickscope.grid.order');
+export const ORDER_KEY = 'order';

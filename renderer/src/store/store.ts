@@ -3,12 +3,13 @@
  * Actions sit beside the state they change.
  */
 import { create } from 'zustand';
-import type { AppInfo, ConnectionInfo, ExportFormat, Header, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, ConnectionInfo, ExportFormat, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import { buildArgs, type FormValue, type FormValues } from './request';
 import { exportName } from '../form/export-name';
 import { addEntry, formFromArgs, hashOf, type HistoryEntry, parseHash, parseSavedQueries, putSaved, type SavedQuery } from '../history/history';
 import { appMemory } from '../history/storage';
+import { errorFields } from '../states/error-fields';
 
 export type RunOk = Extract<RunResponse, { ok: true }>;
 
@@ -22,6 +23,21 @@ export interface ChartChoice {
 export interface RunRequest {
   readonly operation: OperationName;
   readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** A call that failed: what was asked, and the envelope's code and message (no code when the backend itself failed). */
+export interface Failure {
+  readonly request: RunRequest;
+  readonly ac: number | null;
+  readonly message: string;
+  /** The envelope's api (".fsi.getTicks"), or the operation's name. */
+  readonly api: string;
+}
+
+/** Form fields an error names, with the text shown under each, for one operation's form. */
+export interface FieldMarks {
+  readonly operation: OperationName;
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 export interface AppState {
@@ -38,7 +54,12 @@ export interface AppState {
   progress: QueryProgress | null;
   result: RunOk | null;
   request: RunRequest | null;
-  error: Header | null;
+  /** The last call failed: the error panel covers the result, which is not shown as current. */
+  failure: Failure | null;
+  /** The fields the last error named (marked in the form until edited or run again). */
+  marks: FieldMarks | null;
+  /** The grid shows a sorted copy of the result: Export writes that copy. */
+  gridSorted: { readonly baseId: string; readonly resultId: string; readonly by: string } | null;
   chart: ChartChoice;
   selectedRow: number | null;
   notice: string | null;
@@ -62,6 +83,8 @@ export interface AppState {
   run(): Promise<void>;
   /** Cancels the running query (Cancel, Escape); false when none runs. */
   cancel(): boolean;
+  /** Closes the error panel, showing the previous result again. */
+  dismissFailure(): void;
   exportCsv(): Promise<void>;
   /** Exports the whole result as CSV or Parquet (SPEC 8). */
   exportResult(format: ExportFormat): Promise<void>;
@@ -140,7 +163,9 @@ export const useStore = create<AppState>((set, get) => ({
   progress: null,
   result: null,
   request: null,
-  error: null,
+  failure: null,
+  marks: null,
+  gridSorted: null,
   chart: { valueColumn: null, volumeColumn: null, id: null },
   selectedRow: null,
   notice: null,
@@ -173,7 +198,7 @@ export const useStore = create<AppState>((set, get) => ({
   async load() {
     try {
       // another connection's results and identifiers are not this one's
-      set({ result: null, request: null, error: null, identifiers: {}, selectedRow: null });
+      set({ result: null, request: null, failure: null, marks: null, gridSorted: null, identifiers: {}, selectedRow: null });
       // until the engine answers (the first launch makes the demo database), say what it is doing
       let answered = false;
       const watch = setInterval(() => {
@@ -230,7 +255,7 @@ export const useStore = create<AppState>((set, get) => ({
   setField(name, value) {
     const s = get();
     const form = { ...(s.forms[s.operation] ?? {}), [name]: value };
-    set({ forms: { ...s.forms, [s.operation]: form }, formError: null });
+    set({ forms: { ...s.forms, [s.operation]: form }, formError: null, marks: unmark(s.marks, s.operation, name) });
     syncUrl(get());
     if (name === 'table' && typeof value === 'string' && value) void get().loadIdentifiers(value);
   },
@@ -257,11 +282,13 @@ export const useStore = create<AppState>((set, get) => ({
       const first = s.info?.assemblies[0]?.name;
       if (s.assembly && s.assembly !== first && spec.args.some((a) => a.name === 'scope')) args['scope'] = { assembly: s.assembly };
     } catch (e) {
-      set({ formError: (e as Error).message });
+      const message = (e as Error).message;
+      const fields = errorFields(message, null, spec.args.map((a) => a.name));
+      set({ formError: message, marks: Object.keys(fields).length ? { operation: spec.name, fields } : null });
       return;
     }
     const id = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `q${Date.now()}${Math.random()}`;
-    set({ running: true, formError: null, notice: null, query: { id, started: performance.now(), operation: spec.name }, progress: null });
+    set({ running: true, formError: null, marks: null, notice: null, query: { id, started: performance.now(), operation: spec.name }, progress: null });
     // progress is polled (the query runs on a worker; the page asks where it stands)
     const poll = setInterval(() => {
       void backend()
@@ -280,11 +307,15 @@ export const useStore = create<AppState>((set, get) => ({
     };
     try {
       const r = await backend().run(spec.ipcNames[0]!, args, id);
-      if (r.ok) set({ result: r, request: { operation: spec.name, args }, error: null, chart: defaultChart(r), selectedRow: null });
-      else set({ error: r.header });
+      const request = { operation: spec.name, args };
+      if (r.ok) set({ result: r, request, failure: null, gridSorted: null, chart: defaultChart(r), selectedRow: null });
+      else {
+        const fields = errorFields(r.header.ai, r.header.ac, spec.args.map((a) => a.name));
+        set({ failure: { request, ac: r.header.ac, message: r.header.ai, api: r.header.api || spec.ipcNames[0]! }, marks: Object.keys(fields).length ? { operation: spec.name, fields } : null });
+      }
       remember(r.ok ? { ok: true, rows: r.rows, code: null, message: null } : { ok: false, rows: null, code: r.header.ac, message: r.header.ai });
     } catch (e) {
-      set({ formError: (e as Error).message });
+      set({ failure: { request: { operation: spec.name, args }, ac: null, message: (e as Error).message, api: spec.ipcNames[0]! } });
       remember({ ok: false, rows: null, code: null, message: (e as Error).message });
     } finally {
       clearInterval(poll);
@@ -299,17 +330,28 @@ export const useStore = create<AppState>((set, get) => ({
     return true;
   },
 
+  dismissFailure() {
+    set({ failure: null });
+  },
+
   async exportCsv() {
     await get().exportResult('csv');
   },
 
   async exportResult(format) {
-    const { result, request } = get();
-    if (!result || !request) return;
+    const { result, request, failure, gridSorted } = get();
+    // an error on screen: the result under it is not the current one
+    if (failure) set({ notice: 'Nothing to export: the last call failed (Show the previous result to export that one)' });
+    if (!result || !request || failure) return;
     const name = exportName(request, result.header, format);
+    // the grid sorted by a header: the file has the rows in the grid's order
+    const sorted = gridSorted?.baseId === result.resultId ? gridSorted : null;
+    const how = sorted ? `, sorted by ${sorted.by}` : '';
+    // the desktop writes the file before it answers: say so meanwhile (the browser shows its own download)
+    set({ notice: `Exporting ${result.rows.toLocaleString('en-US')} rows to ${name}…` });
     try {
-      const r = await backend().exportCsv(result.resultId, name, format);
-      set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}` : `Downloading ${name} (${result.rows} rows)`) : null });
+      const r = await backend().exportCsv(sorted?.resultId ?? result.resultId, name, format);
+      set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}${how}` : `Downloading ${name} (${result.rows} rows${how})`) : null });
     } catch (e) {
       set({ notice: `Export failed: ${(e as Error).message}` });
     }
@@ -335,7 +377,7 @@ export const useStore = create<AppState>((set, get) => ({
       return;
     }
     const form = formFromArgs(spec, args);
-    set({ operation: spec.name, forms: { ...s.forms, [spec.name]: form }, formError: null, memoryPanel: null });
+    set({ operation: spec.name, forms: { ...s.forms, [spec.name]: form }, formError: null, marks: null, memoryPanel: null });
     syncUrl(get());
     const table = form['table'];
     if (typeof table === 'string' && table) void get().loadIdentifiers(table);
@@ -383,6 +425,13 @@ export const useStore = create<AppState>((set, get) => ({
     await (await appMemory()).clearHistory();
   },
 }));
+
+/** The marks without `name`'s (edited, so no longer what the error named). */
+function unmark(marks: FieldMarks | null, operation: OperationName, name: string): FieldMarks | null {
+  if (!marks || marks.operation !== operation || !(name in marks.fields)) return marks;
+  const { [name]: _gone, ...fields } = marks.fields;
+  return Object.keys(fields).length ? { operation, fields } : null;
+}
 
 /** Keeps the URL's fragment on the current form's request (replaced, not pushed: no history entry per keystroke). */
 function syncUrl(s: AppState): void {

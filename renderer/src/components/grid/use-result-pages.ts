@@ -44,7 +44,19 @@ export function samplePages(rows: number): number[] {
   return [...new Set(Array.from({ length: SAMPLE_PAGES }, (_, k) => Math.round((k * (pages - 1)) / (SAMPLE_PAGES - 1))))];
 }
 
-export function useResultPages(result: RunOk | null): ResultPages {
+/** What the rows read of another result said of the same columns (a sorted copy starts from its result's). */
+export interface PagesSeed {
+  readonly stats: ReadonlyArray<ColumnStats | undefined>;
+  readonly longest: readonly number[];
+}
+
+/**
+ * The pages of `result`. `seed`, asked when a new result arrives, gives stats to start from: a sorted
+ * copy of a result keeps the formats and widths its rows gave, rather than jumping with another sample.
+ */
+export function useResultPages(result: RunOk | null, seed?: () => PagesSeed | null): ResultPages {
+  const seedOf = useRef(seed);
+  seedOf.current = seed;
   const current = useRef<string | null>(null);
   current.current = result?.resultId ?? null;
   const pages = useRef(new Map<number, ReadonlyArray<readonly string[]>>());
@@ -93,8 +105,9 @@ export function useResultPages(result: RunOk | null): ResultPages {
   useEffect(() => {
     pages.current = new Map();
     pending.current = new Set();
-    stats.current = [];
-    longest.current = [];
+    const from = result ? seedOf.current?.() : null;
+    stats.current = from ? [...from.stats] : [];
+    longest.current = from ? [...from.longest] : [];
     first.current = new Set();
     setVersion((v) => v + 1);
     if (!result || result.rows === 0) return;

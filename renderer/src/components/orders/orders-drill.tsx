@@ -2,7 +2,7 @@
  * Drill-down from a summary row: the group's orders (OrderAnalytics rows of the summary's window and
  * filter) in a grid, and the selected order's life on a chart beside it.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { RunResponse } from '../../../../engine/contract';
 import { backend } from '../../backend';
 import { ResultGridView } from '../result-grid';
@@ -23,12 +23,17 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
   const [orders, setOrders] = useState<Ok | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [row, setRow] = useState<number | null>(null);
+  /** The order picked in the grid sorted by a header: a row of that sorted copy. */
+  const [sortedPick, setSortedPick] = useState<{ readonly result: Ok; readonly row: number } | null>(null);
   const [order, setOrder] = useState<OrderCells | null>(null);
+  // back in the result's order: the chart follows the grid's selection of the result again
+  const onSorted = useCallback((sorted: Ok | null) => sorted === null && setSortedPick(null), []);
 
   useEffect(() => {
     setOrders(null);
     setError(null);
     setRow(null);
+    setSortedPick(null);
     setOrder(null);
     let cancelled = false;
     backend()
@@ -47,14 +52,15 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
   }, [drill]);
 
   useEffect(() => {
-    if (!orders || row === null) return undefined;
+    const from = sortedPick ?? (orders && row !== null ? { result: orders, row } : null);
+    if (!from) return undefined;
     let cancelled = false;
     void backend()
-      .page(orders.resultId, row, 1)
+      .page(from.result.resultId, from.row, 1)
       .then((p) => {
         const cells = p.rows[0];
         if (cancelled || !cells) return;
-        const at = (name: string): string => cells[orders.columns.findIndex((c) => c.name === name)] ?? '';
+        const at = (name: string): string => cells[from.result.columns.findIndex((c) => c.name === name)] ?? '';
         setOrder({
           orderID: at('orderID'),
           instrumentID: at('instrumentID'),
@@ -70,7 +76,7 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
     return () => {
       cancelled = true;
     };
-  }, [orders, row]);
+  }, [orders, row, sortedPick]);
 
   return (
     <div
@@ -97,7 +103,18 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
         {error ? (
           <div className="error-text tca-chart-msg">{error}</div>
         ) : (
-          <ResultGridView result={orders} selectedRow={row} selectRow={setRow} label="Orders of the group" testId="tca-orders" />
+          <ResultGridView
+            result={orders}
+            selectedRow={row}
+            selectRow={(r) => {
+              setSortedPick(null);
+              setRow(r);
+            }}
+            onSortedSelect={(r, sorted) => setSortedPick({ result: sorted, row: r })}
+            onSorted={onSorted}
+            label="Orders of the group"
+            testId="tca-orders"
+          />
         )}
         {order ? <OrderChart order={order} zone={orders?.outputTZ ?? 'UTC'} scope={drill.args['scope']} /> : <div className="muted tca-chart-msg">{orders && orders.rows === 0 ? 'No orders.' : ''}</div>}
       </div>

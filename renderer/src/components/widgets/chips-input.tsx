@@ -2,6 +2,7 @@
  * A multi-select of names as chips: type to search the options, Enter or a click adds, a comma (or a
  * paste such as "AAPL, MSFT") adds several, Backspace on the empty field removes the last chip, chips
  * drag to reorder. What is still being typed counts as chosen too, so a query can run without Enter.
+ * A suspect chip is red, and why is written under the chips (and in the chip's tooltip).
  */
 import { useState } from 'react';
 import { matchNames } from '../../form/match';
@@ -17,7 +18,7 @@ export interface ChipsInputProps {
   /** Identifiers may hold spaces ("AAPL US Equity"): only commas, semicolons, tabs and newlines separate. */
   readonly keepSpaces?: boolean;
   readonly placeholder?: string;
-  /** Why an item is suspect (not in the table, no foreign key), or null. */
+  /** Why an item is suspect, without the item ("not in Trade on any date"), or null. */
   readonly problem?: (item: string) => string | null;
   readonly describedBy?: string;
   /** Options and chips are in a meaningful order (columns): offer reordering. */
@@ -34,6 +35,7 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
   const shown = matchNames(p.options, p.draft, p.items);
   const hintOf = new Map(p.options.map((o) => [o.value, o.hint]));
   const titleOf = new Map(p.options.map((o) => [o.value, o.title]));
+  const problems = new Map(p.items.map((it) => [it, p.problem?.(it) ?? null]));
 
   const commit = (names: readonly string[], draft = ''): void => {
     p.onChange(listValue(addNames(p.items, names), draft));
@@ -100,13 +102,13 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
       }}
     >
       {p.items.map((it, i) => {
-        const problem = p.problem?.(it) ?? null;
+        const problem = problems.get(it) ?? null;
         const hint = hintOf.get(it);
         return (
           <span
             key={it}
             className={`chip ${problem ? 'bad' : ''} ${dragged === i ? 'dragging' : ''}`}
-            title={problem ?? titleOf.get(it) ?? (hint ? `${it} (${hint})` : it)}
+            title={problem ? `${it}: ${problem}` : (titleOf.get(it) ?? (hint ? `${it} (${hint})` : it))}
             draggable={p.ordered}
             onDragStart={(e) => {
               setDragged(i);
@@ -154,9 +156,26 @@ export function ChipsInput(p: ChipsInputProps): React.JSX.Element {
           if (p.draft.trim() !== '') commit(splitNames(p.draft, keepSpaces));
         }}
       />
+      <ProblemLine id={p.id} problems={problems} />
       {open && p.options.length > 0 && (shown.length > 0 || p.draft.trim() !== '') && (
         <SuggestList id={listId} items={shown} active={active} onPick={(v) => commit([v])} onHover={setActive} empty="no match: Enter adds it as typed" />
       )}
+    </div>
+  );
+}
+
+/** The reasons of the suspect chips, one line each, the chips sharing a reason named together. */
+function ProblemLine({ id, problems }: { readonly id: string; readonly problems: ReadonlyMap<string, string | null> }): React.JSX.Element | null {
+  const byReason = new Map<string, string[]>();
+  for (const [item, reason] of problems) if (reason) byReason.set(reason, [...(byReason.get(reason) ?? []), item]);
+  if (byReason.size === 0) return null;
+  return (
+    <div className="chips-problem field-msg error-text" data-testid={`${id}-problem`} role="status">
+      {[...byReason].map(([reason, items]) => (
+        <div key={reason}>
+          {items.join(', ')}: {reason}
+        </div>
+      ))}
     </div>
   );
 }

@@ -63,7 +63,7 @@ export function GroupByInput(p: GroupByInputProps): React.JSX.Element {
             placeholder={`${idColumn} (default)`}
             describedBy={p.describedBy}
             ordered
-            problem={(it) => (p.table && !known.has(it) ? `${p.table.name} has no column ${it}${unjoined.length ? ` (columns of ${unjoined.join(', ')} need ref)` : ''}` : null)}
+            problem={(it) => (p.table && !known.has(it) ? `not a column of ${p.table.name}${unjoined.length ? ` (columns of ${unjoined.join(', ')} need ref)` : ''}` : null)}
           />
         )}
         <button

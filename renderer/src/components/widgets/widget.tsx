@@ -8,6 +8,7 @@ import { granularityHint, type Hint, movingWindowHint, unitHint } from '../../fo
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
 import { isKnownZone } from '../../form/zones';
+import { idProblem } from '../../states/describe';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf, textOf } from '../../form/values';
 import { AggEditor } from './agg-editor';
 import { ChipsInput } from './chips-input';
@@ -123,7 +124,6 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       return <ZoneInput id={id} value={text} onChange={onChange} placeholder="UTC" describedBy={describedBy} />;
     case 'identifiers': {
       const { items, draft } = chipsOf(value, true);
-      const known = new Set(p.ids);
       const mapped = values['idMapping'] === true;
       return (
         <ChipsInput
@@ -135,7 +135,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           onChange={onChange}
           placeholder={placeholder(arg, table)}
           describedBy={describedBy}
-          problem={(it) => (p.ids.length > 0 && !mapped && !known.has(it) ? `${it} is not stored in ${table?.name ?? 'the table'}` : null)}
+          problem={(it) => (mapped ? null : idProblem(it, p.ids, table))}
         />
       );
     }
@@ -154,11 +154,11 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
               : [];
       const problem = (it: string): string | null =>
         arg.widget === 'columns' && table && !cols.some((c) => c.name === it)
-          ? `${table.name} has no column ${it}`
+          ? `not a column of ${table.name}`
           : arg.widget === 'tables' && table && !refs.includes(it)
-            ? `no foreign key of ${table.name} references ${it}`
+            ? `no foreign key of ${table.name} references it`
             : arg.name === 'analytics' && table && !table.analytics.includes(it)
-              ? `${it} is not an analytic of ${table.name}`
+              ? `not an analytic of ${table.name}`
               : null;
       return (
         <ChipsInput
@@ -186,7 +186,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           onChange={onChange}
           placeholder={`all ${p.summaryFunctions.filter((f) => f.isDefault).length} defaults; type to pick`}
           describedBy={describedBy}
-          problem={(it) => (fns.size > 0 && !fns.has(it) ? `${it} is not a summary function of config.json` : null)}
+          problem={(it) => (fns.size > 0 && !fns.has(it) ? `not a summary function of config.json` : null)}
           ordered
         />
       );

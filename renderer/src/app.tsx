@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
+import { CommandPalette } from './components/command-palette';
 import { MemoryPanel } from './components/memory-panel';
 import { PANE_KEYS, togglePane, Workspace } from './components/panes';
 import { Results } from './components/results';
@@ -9,6 +10,9 @@ import { StatusBar } from './components/status-bar';
 import { TableList } from './components/table-list';
 import { TopBar } from './components/top-bar';
 import { useStore } from './store/store';
+
+/** True when a key goes to a text field (a typed ? is text there, not the shortcut list). */
+const typing = (t: EventTarget | null): boolean => t instanceof HTMLElement && (t.isContentEditable || t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT');
 
 /** The whole app. */
 export function App(): React.JSX.Element {
@@ -34,6 +38,13 @@ export function App(): React.JSX.Element {
       } else if (mod && !e.shiftKey && (e.key === 's' || e.key === 'S')) {
         e.preventDefault();
         useStore.getState().openMemory('saved');
+      } else if (mod && !e.shiftKey && (e.key === 'k' || e.key === 'K')) {
+        e.preventDefault();
+        const s = useStore.getState();
+        s.openPalette(s.palette === 'commands' ? null : 'commands');
+      } else if (e.key === '?' && !mod && !typing(e.target)) {
+        e.preventDefault();
+        useStore.getState().openPalette('keys');
       } else if (mod && e.altKey && !e.shiftKey && PANE_KEYS[e.code] && !e.getModifierState('AltGraph')) {
         // Ctrl/Cmd+Alt+1, 2, 3: the tables, the form, the chart collapse or come back
         if (togglePane(PANE_KEYS[e.code]!)) e.preventDefault();
@@ -48,6 +59,7 @@ export function App(): React.JSX.Element {
       <Workspace tables={<TableList />} form={<ArgForm />} results={<Results />} />
       <StatusBar />
       <MemoryPanel />
+      <CommandPalette />
     </div>
   );
 }

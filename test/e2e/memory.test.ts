@@ -69,4 +69,33 @@ describe('history, saved queries and the URL', () => {
     await saved.click({ modifiers: ['Shift'] }); // Shift: into the form, not run
     await expect.poll(() => page.inputValue('[data-testid="arg-startTS"]')).toBe('2024.03.06D14:30:00');
   });
+
+  it('jumps from the command palette (Ctrl+K) to a table, an operation or a saved query, and lists the shortcuts under ?', async () => {
+    await page.keyboard.press('Control+k');
+    await page.fill('[data-testid="palette-search"]', 'table quote');
+    await expect.poll(() => page.locator('[data-testid="palette-list"] li').first().textContent()).toContain('Quote');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.inputValue('[data-testid="arg-table"]')).toBe('Quote');
+    expect(await page.locator('[data-testid="command-palette"]').count()).toBe(0);
+
+    await page.keyboard.press('Control+k');
+    await page.fill('[data-testid="palette-search"]', 'saved half hour');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.inputValue('[data-testid="arg-table"]')).toBe('Trade');
+    expect(await page.inputValue('[data-testid="arg-startTS"]')).toBe('2024.03.06D14:30:00');
+
+    await page.keyboard.press('Control+k');
+    await page.fill('[data-testid="palette-search"]', 'operation getstats');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.op-tabs button.active').textContent()).toBe('getStats');
+
+    await page.locator('body').click({ position: { x: 5, y: 790 } });
+    await page.keyboard.press('?');
+    const keys = page.locator('[data-testid="keys-panel"]');
+    await expect.poll(() => keys.count()).toBe(1);
+    expect(await keys.textContent()).toContain('Ctrl+K');
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-shortcuts.png') });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => keys.count()).toBe(0);
+  });
 });

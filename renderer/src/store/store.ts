@@ -70,6 +70,8 @@ export interface AppState {
   saved: readonly SavedQuery[];
   /** The history and saved queries palette: closed, or open on one of its tabs. */
   memoryPanel: 'history' | 'saved' | null;
+  /** The command palette (Ctrl/Cmd+K) or the shortcut list (?), when open. */
+  palette: 'commands' | 'keys' | null;
 
   load(): Promise<void>;
   /** Connects to a remote gateway and switches to it; the error's message when it fails. */
@@ -91,6 +93,7 @@ export interface AppState {
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
   openMemory(tab: 'history' | 'saved' | null): void;
+  openPalette(which: 'commands' | 'keys' | null): void;
   /** Puts a past or saved request in the form (its operation's), and runs it when asked. */
   restore(operation: string, args: Readonly<Record<string, unknown>>, run?: boolean): Promise<void>;
   /** Saves the current form's request by name (replacing one of that name); an error message or null. */
@@ -173,6 +176,7 @@ export const useStore = create<AppState>((set, get) => ({
   history: [],
   saved: [],
   memoryPanel: null,
+  palette: null,
 
   async addConnection(spec) {
     try {
@@ -366,7 +370,11 @@ export const useStore = create<AppState>((set, get) => ({
   },
 
   openMemory(tab) {
-    set({ memoryPanel: tab });
+    set({ memoryPanel: tab, palette: null });
+  },
+
+  openPalette(which) {
+    set({ palette: which, memoryPanel: null });
   },
 
   async restore(operation, args, run = false) {
@@ -377,7 +385,7 @@ export const useStore = create<AppState>((set, get) => ({
       return;
     }
     const form = formFromArgs(spec, args);
-    set({ operation: spec.name, forms: { ...s.forms, [spec.name]: form }, formError: null, marks: null, memoryPanel: null });
+    set({ operation: spec.name, forms: { ...s.forms, [spec.name]: form }, formError: null, marks: null, memoryPanel: null, palette: null });
     syncUrl(get());
     const table = form['table'];
     if (typeof table === 'string' && table) void get().loadIdentifiers(table);

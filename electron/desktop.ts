@@ -4,7 +4,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendApi, ChartRequest } from '../engine/contract.js';
+import { type BackendApi, type ChartRequest, EXPORT_FORMATS } from '../engine/contract.js';
 import { TickscopeError } from '../engine/core/errors.js';
 import { Engine } from '../engine/engine.js';
 import { startEmbeddedGateway } from '../engine/gateway/embedded.js';
@@ -86,13 +86,13 @@ export function ipcHandlers(
     useConnection: async (id) => (await service()).useConnection(id),
     removeConnection: async (id) => (await service()).removeConnection(id),
     exportCsv: async (resultId, suggested, format) => {
-      const fmt = format === undefined ? 'csv' : format;
-      if (fmt !== 'csv' && fmt !== 'parquet') throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected csv or parquet`);
+      const fmt = EXPORT_FORMATS.find((f) => f === (format ?? 'csv'));
+      if (!fmt) throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected ${EXPORT_FORMATS.join(', ')}`);
       const svc = await service();
       const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : `tickscope-result.${fmt}`);
       if (!path) return { saved: false };
       const lines = await writeChunks(path, svc.exportFile(resultId, fmt));
-      // a CSV's rows are its lines less the header; a Parquet file's are the result's (the app knows them)
+      // a CSV's rows are its lines less the header; another file's are the result's (the app knows them)
       return fmt === 'csv' ? { saved: true, path, rows: lines } : { saved: true, path };
     },
   };
@@ -169,11 +169,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   const handlers = ipcHandlers(
     () => ready,
     async (suggested) => {
-      const parquet = suggested.endsWith('.parquet');
+      const ext = suggested.slice(suggested.lastIndexOf('.') + 1);
+      const kind = ext === 'parquet' ? 'Parquet' : ext === 'arrow' ? 'Arrow' : 'CSV';
       const r = await dialog.showSaveDialog(window, {
-        title: parquet ? 'Export Parquet' : 'Export CSV',
+        title: `Export ${kind}`,
         defaultPath: suggested,
-        filters: [parquet ? { name: 'Parquet', extensions: ['parquet'] } : { name: 'CSV', extensions: ['csv'] }],
+        filters: [{ name: kind, extensions: [kind === 'CSV' ? 'csv' : ext] }],
       });
       return r.canceled ? undefined : r.filePath;
     },

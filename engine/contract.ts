@@ -176,7 +176,7 @@ export interface BackendApi {
   sort(resultId: string, sortCols: ReadonlyArray<readonly [string, string]>): Promise<RunResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;
-  /** Writes a whole result to a file: CSV (default) or Parquet (SPEC 8); a save dialog on the desktop, a download in the browser. */
+  /** Writes a whole result to a file: CSV (default), Arrow IPC or Parquet (SPEC 8); a save dialog on the desktop, a download in the browser. */
   exportCsv(resultId: string, suggestedName: string, format?: ExportFormat): Promise<ExportResult>;
   /** A whole result as Arrow IPC stream bytes (typed columns), up to MAX_TABLE_ROWS rows. */
   table(resultId: string): Promise<Uint8Array>;
@@ -189,7 +189,10 @@ export interface BackendApi {
 }
 
 /** The file formats a result exports to. */
-export type ExportFormat = 'csv' | 'parquet';
+export type ExportFormat = 'csv' | 'arrow' | 'parquet';
+
+/** Every export format, for validating one that arrives over IPC or HTTP. */
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'arrow', 'parquet'];
 
 /** The largest result `table` sends whole; larger ones are read through `page` and `chart`. */
 export const MAX_TABLE_ROWS = 2_000_000;

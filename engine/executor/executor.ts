@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { ChartRequest, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
+import type { ChartRequest, ExportFormat, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
@@ -676,8 +676,8 @@ export class Executor {
     return this.exportFile(resultId, 'csv');
   }
 
-  /** A result as a CSV or Parquet file, chunk by chunk, rendered in its worker. */
-  async *exportFile(resultId: unknown, format: 'csv' | 'parquet'): AsyncGenerator<Uint8Array, void, void> {
+  /** A result as a CSV, Arrow IPC or Parquet file, chunk by chunk, rendered in its worker. */
+  async *exportFile(resultId: unknown, format: ExportFormat): AsyncGenerator<Uint8Array, void, void> {
     // each chunk is "taken" when the reader pulls it: the worker stays at most FLOW_WINDOW ahead
     const chunks: Array<{ readonly bytes: Uint8Array; readonly taken: () => void }> = [];
     let wake: (() => void) | null = null;

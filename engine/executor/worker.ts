@@ -200,6 +200,13 @@ function handle(m: CallMessage): void {
           }
           return { rows };
         }
+        case 'arrow': {
+          // the file an Arrow reader opens: typed columns, UTC nanoseconds with outputTZ in the schema
+          const bytes = service.arrowFile(a);
+          hooks.checkpoint();
+          postChunk(bytes);
+          return { rows: null };
+        }
         case 'parquet':
           // asynchronous (the writer's module loads on first use): answered when the file is written
           return service.parquet(a, (bytes) => {

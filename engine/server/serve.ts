@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ChartRequest } from '../contract.js';
+import { type ChartRequest, EXPORT_FORMATS, type ExportFormat } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { QueryService } from '../service/query-service.js';
 
@@ -171,13 +171,14 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
       return fail(reply, e);
     }
   });
-  app.get('/app/api/results/:id/:format', async (req, reply) => {
+  // a whole result as a file (the app's Export); /arrow above is the typed table the charts read
+  app.get('/app/api/results/:id/export/:format', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     const { id, format } = req.params as { id: string; format: string };
-    if (format !== 'csv' && format !== 'parquet') return fail(reply, new TickscopeError('notFound', `/app/api/results/${id}/${format}: not an export format; expected csv or parquet`));
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format)) return fail(reply, new TickscopeError('notFound', `/app/api/results/${id}/export/${format}: not an export format; expected ${EXPORT_FORMATS.join(', ')}`));
     const name = (q['name'] ?? `tickscope-result.${format}`).replace(/[^\w.-]/g, '_');
     try {
-      const chunks = service.exportFile(id, format)[Symbol.asyncIterator]();
+      const chunks = service.exportFile(id, format as ExportFormat)[Symbol.asyncIterator]();
       // the first chunk (the header line) before answering: an unknown result is an error, not an empty file
       const first = await chunks.next();
       async function* all(): AsyncGenerator<Uint8Array> {
@@ -185,7 +186,7 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
         for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
       }
       return reply
-        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.apache.parquet')
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : format === 'arrow' ? 'application/vnd.apache.arrow.stream' : 'application/vnd.apache.parquet')
         .header('Content-Disposition', `attachment; filename="${name}"`)
         .send(Readable.from(all()));
     } catch (e) {

@@ -210,6 +210,13 @@ export class AppService {
     return tableToArrow(r.table);
   }
 
+  /** A whole result as an Arrow IPC stream, typed exactly (longs Int64, timestamps ns with outputTZ), one buffer of its own. */
+  arrowFile(resultId: unknown): Uint8Array {
+    const r = this.result(resultId);
+    const bytes = tableToArrow(r.table, { exact: true, zone: r.outputTZ || 'UTC' });
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+  }
+
   /** A whole result as a Parquet file, a row group at a time to `write` (which may hold it back), and its row count. */
   async parquet(resultId: unknown, write: (bytes: Uint8Array) => void | Promise<void>): Promise<{ rows: number }> {
     const r = this.result(resultId);

@@ -4,7 +4,7 @@
  * (info, identifiers) are answered here, from the partition metadata, without reading columns.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppInfo, ChartRequest, ConnectionInfo, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
+import type { AppInfo, ChartRequest, ConnectionInfo, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { Engine } from '../engine.js';
@@ -143,8 +143,8 @@ export class QueryService {
     return this.executor.csv(resultId);
   }
 
-  /** A result as a CSV or Parquet file, chunk by chunk (rendered in the worker holding it). */
-  exportFile(resultId: unknown, format: 'csv' | 'parquet'): AsyncIterable<Uint8Array> {
+  /** A result as a CSV, Arrow IPC or Parquet file, chunk by chunk (rendered in the worker holding it). */
+  exportFile(resultId: unknown, format: ExportFormat): AsyncIterable<Uint8Array> {
     return this.executor.exportFile(resultId, format);
   }
 

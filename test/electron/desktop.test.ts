@@ -224,7 +224,7 @@ describe('desktop app (electron mocked)', () => {
     const rows = (await duck.runAndReadAll(`SELECT epoch_ns(eventTimestamp) AS ns, price FROM read_parquet('${path}') ORDER BY price`)).getRowObjects();
     // the same rows as the CSV export above (DuckDB reads a NANOS timestamp to the microsecond)
     expect(rows).toEqual([{ ns: 1709735400000000000n, price: 189.5 }, { ns: 1709735400000000000n, price: 401.25 }]);
-    await expect(invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.xml', 'xml')).rejects.toThrow('format: "xml" is not an export format; expected csv or parquet');
+    await expect(invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.xml', 'xml')).rejects.toThrow('format: "xml" is not an export format; expected csv, arrow, parquet');
   });
 
   it('puts Run and Export CSV in the menu with their shortcuts, sent to the renderer', async () => {

@@ -142,7 +142,7 @@ describe('tickscope serve', () => {
 
   it('downloads the whole result as CSV equal to the payload, row for row', async () => {
     const r = await run({ table: 'Trade' });
-    const res = await fetch(new URL(`app/api/results/${r.resultId}/csv?token=${server.token}&name=t.csv`, server.url));
+    const res = await fetch(new URL(`app/api/results/${r.resultId}/export/csv?token=${server.token}&name=t.csv`, server.url));
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="t.csv"');
     const records = parse(await res.text(), { columns: true }) as Array<Record<string, string>>;
     const payload = payloadRows(engine, '.fsi.getTicks', { table: 'Trade' });
@@ -154,9 +154,9 @@ describe('tickscope serve', () => {
     expect(records.some((x) => x['conditions'] === 'F,X')).toBe(true);
   });
 
-  it('downloads the whole result as Parquet with the payload\'s rows; an unknown format is a 404 naming the path', async () => {
+  it('downloads the whole result as Parquet and as Arrow with the payload\'s rows; an unknown format is a 404 naming the path', async () => {
     const r = await run({ table: 'Trade' });
-    const res = await fetch(new URL(`app/api/results/${r.resultId}/parquet?token=${server.token}&name=t.parquet`, server.url));
+    const res = await fetch(new URL(`app/api/results/${r.resultId}/export/parquet?token=${server.token}&name=t.parquet`, server.url));
     expect([res.status, res.headers.get('content-disposition')]).toEqual([200, 'attachment; filename="t.parquet"']);
     const file = join(tempDir(), 't.parquet');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
@@ -166,8 +166,11 @@ describe('tickscope serve', () => {
     const volume = payload.reduce((s, row) => s + (typeof row['volume'] === 'number' ? row['volume'] : 0), 0);
     expect([Number(back['n']), Number(back['v'])]).toEqual([payload.length, volume]);
     expect(Number(back['c'])).toBe(new Set(payload.map((row) => row['conditions']).filter((c) => c !== '')).size);
-    const bad = await fetch(new URL(`app/api/results/${r.resultId}/xml?token=${server.token}`, server.url));
+    const arrow = await fetch(new URL(`app/api/results/${r.resultId}/export/arrow?token=${server.token}&name=t.arrow`, server.url));
+    const t = tableFromIPC(new Uint8Array(await arrow.arrayBuffer()));
+    expect([arrow.headers.get('content-type'), t.numRows, String(t.schema.fields[0]!.type)]).toEqual(['application/vnd.apache.arrow.stream', payload.length, 'Timestamp<NANOSECOND, UTC>']);
+    const bad = await fetch(new URL(`app/api/results/${r.resultId}/export/xml?token=${server.token}`, server.url));
     expect(bad.status).toBe(404);
-    expect(((await bad.json()) as { error: { ai: string } }).error.ai).toMatch(/xml: not an export format; expected csv or parquet/);
+    expect(((await bad.json()) as { error: { ai: string } }).error.ai).toMatch(/xml: not an export format; expected csv, arrow, parquet/);
   });
 });

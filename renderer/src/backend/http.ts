@@ -55,7 +55,7 @@ export function httpBackend(): BackendApi {
     exportCsv: async (resultId, suggestedName, format = 'csv'): Promise<ExportResult> => {
       // A plain link download: the browser streams the file to disk without holding it in the page.
       const a = document.createElement('a');
-      a.href = `app/api/results/${encodeURIComponent(resultId)}/${format}?token=${encodeURIComponent(token())}&name=${encodeURIComponent(suggestedName)}`;
+      a.href = `app/api/results/${encodeURIComponent(resultId)}/export/${format}?token=${encodeURIComponent(token())}&name=${encodeURIComponent(suggestedName)}`;
       a.download = suggestedName;
       document.body.appendChild(a);
       a.click();

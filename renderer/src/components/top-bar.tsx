@@ -1,5 +1,5 @@
 /** The top bar: operations, Run and Export, with their keyboard shortcuts. */
-import type { OperationName } from '../../../engine/contract';
+import type { ExportFormat, OperationName } from '../../../engine/contract';
 import { useStore } from '../store/store';
 import { ConnectionMenu } from './connection-menu';
 
@@ -44,9 +44,24 @@ export function TopBar(): React.JSX.Element {
       <button type="button" data-testid="export" disabled={!result} onClick={() => void exportCsv()} title={`Export the whole result as CSV (${MOD}+Shift+E)`}>
         Export CSV
       </button>
-      <button type="button" data-testid="export-parquet" disabled={!result} onClick={() => void exportResult('parquet')} title="Export the whole result as Parquet (typed columns, nanosecond UTC timestamps; reads in pandas, DuckDB, Spark)">
-        Parquet
-      </button>
+      <select
+        className="export-more"
+        data-testid="export-format"
+        disabled={!result}
+        value=""
+        title="Export the whole result in another format"
+        aria-label="Export as"
+        onChange={(e) => {
+          const f = e.target.value as ExportFormat;
+          e.target.value = '';
+          if (f) void exportResult(f);
+        }}
+      >
+        <option value="">more</option>
+        <option value="csv">CSV (text, as the grid shows it)</option>
+        <option value="arrow">Arrow IPC (typed, nanosecond UTC)</option>
+        <option value="parquet">Parquet (typed, for pandas, DuckDB, Spark)</option>
+      </select>
       {info && <span className="mode muted">{info.mode === 'electron' ? 'desktop' : 'browser'} · v{info.version}</span>}
     </header>
   );

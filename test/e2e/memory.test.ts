@@ -80,12 +80,14 @@ describe('history, saved queries and the URL', () => {
 
     await page.keyboard.press('Control+k');
     await page.fill('[data-testid="palette-search"]', 'saved half hour');
+    await expect.poll(() => page.locator('[data-testid="palette-list"] li').first().textContent()).toContain('half hour of trades');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.inputValue('[data-testid="arg-table"]')).toBe('Trade');
     expect(await page.inputValue('[data-testid="arg-startTS"]')).toBe('2024.03.06D14:30:00');
 
     await page.keyboard.press('Control+k');
     await page.fill('[data-testid="palette-search"]', 'operation getstats');
+    await expect.poll(() => page.locator('[data-testid="palette-list"] li').first().textContent()).toContain('getStats');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('.op-tabs button.active').textContent()).toBe('getStats');
 

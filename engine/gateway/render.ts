@@ -1,60 +1,20 @@
 /**
- * Cell rendering shared by every output (REST/CLI JSON, the app's grid, CSV), so a value reads the
- * same everywhere. Timestamps render in outputTZ local time with nine fractional digits.
+ * Cell text for the grid's pages and the list cells of JSON and CSV, so a value reads the same as in
+ * the byte renderers of engine/output (whose timestamp writer it shares). Timestamps render in
+ * outputTZ local time with nine fractional digits.
  */
 import { type Column, int32Pairs, longText } from '../core/column.js';
-import { formatDate, formatTimespan, NS_PER_DAY } from '../core/time.js';
-import { zoneOffsets } from '../core/tz.js';
-
-const TWO32 = 4294967296;
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
-
-function nsOfDayText(nsOfDay: number): string {
-  const sec = Math.floor(nsOfDay / 1e9);
-  const frac = String(nsOfDay - sec * 1e9).padStart(9, '0');
-  return `${pad2(Math.floor(sec / 3600))}:${pad2(Math.floor((sec % 3600) / 60))}:${pad2(sec % 60)}.${frac}`;
-}
+import { formatDate, formatTimespan } from '../core/time.js';
+import { timestampWriter } from '../output/numbers.js';
 
 /**
- * A renderer of int64 UTC nanosecond timestamps (given as hi/lo words) in a zone. Rows mostly fall in
- * the same local day and the same DST period as the row before, so the common path is float
- * arithmetic on the words; BigInt is only used to set up a new day.
+ * A renderer of int64 UTC nanosecond timestamps (given as hi/lo words) in a zone, as text: the byte
+ * writer of engine/output (a cached day prefix, float arithmetic on the words) into a small buffer.
  */
 export function timestampRenderer(zone: string): (hi: number, lo: number) => string {
-  const offsets = zoneOffsets(zone);
-  // UTC instant bounds [a, b) within which rows share `prefix` and `base` (local midnight in UTC).
-  let aH = 0;
-  let aL = 0;
-  let bH = -2147483648;
-  let bL = 0;
-  let baseH = 0;
-  let baseL = 0;
-  let prefix = '';
-  const ge = (h: number, l: number, th: number, tl: number): boolean => h > th || (h === th && l >= tl);
-  const setup = (ns: bigint): void => {
-    const off = offsets.offsetAt(ns);
-    const local = ns + off;
-    let days = local / NS_PER_DAY;
-    if (local % NS_PER_DAY < 0n) days -= 1n;
-    const midnightUtc = days * NS_PER_DAY - off;
-    let start = midnightUtc;
-    let end = midnightUtc + NS_PER_DAY;
-    // Clip to the DST period so the offset is constant inside [start, end).
-    const seg = offsets.segmentOf(ns);
-    if (seg.start > start) start = seg.start;
-    if (seg.end < end) end = seg.end;
-    aH = Number(BigInt.asIntN(32, start >> 32n));
-    aL = Number(BigInt.asUintN(32, start));
-    bH = Number(BigInt.asIntN(32, end >> 32n));
-    bL = Number(BigInt.asUintN(32, end));
-    baseH = Number(BigInt.asIntN(32, midnightUtc >> 32n));
-    baseL = Number(BigInt.asUintN(32, midnightUtc));
-    prefix = `${formatDate(Number(days))}T`;
-  };
-  return (hi, lo) => {
-    if (!(ge(hi, lo, aH, aL) && !ge(hi, lo, bH, bL))) setup((BigInt(hi) << 32n) | BigInt(lo));
-    return prefix + nsOfDayText((hi - baseH) * TWO32 + (lo - baseL));
-  };
+  const write = timestampWriter(zone);
+  const buf = new Uint8Array(64);
+  return (hi, lo) => String.fromCharCode.apply(null, buf.subarray(0, write(buf, 0, hi, lo)) as unknown as number[]);
 }
 
 const isNullPair = (hi: number, lo: number): boolean => hi === -2147483648 && lo === 0;

@@ -28,6 +28,7 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { daysFromCivil, NULL_INT32 } from '../core/time.js';
 import type { TableSchema } from './schema.js';
+import { Utf8Interner } from './utf8-interner.js';
 
 /**
  * The per-cell path: the value of one cell of a column type, or a thrown TickscopeError
@@ -788,33 +789,18 @@ class BooleanBuilder implements Builder {
   }
 }
 
-/** The fullest a symbol hash table gets before it doubles. */
-const MAX_LOAD = 0.7;
-
 /**
- * Symbols: each distinct byte string once, in order of first appearance, in a UTF-8 dictionary (the
- * layout a partition stores), found again through an open-addressing hash table over the bytes. No
- * string is made; the dictionary is known to hold no repeats, so storing needs no dedupe by string.
+ * Symbols: interned as their bytes (utf8-interner.ts); runs of one value (a source system, an
+ * exchange) skip the hash by comparing with the cell before.
  */
 class SymbolBuilder implements Builder {
   private codes = new Int32Array(INITIAL);
   private n = 0;
-  /** entry k is bytes[offsets[k] .. offsets[k + 1]) */
-  private offsets = new Int32Array(1024);
-  private bytes = new Uint8Array(1 << 12);
-  private entries = 0;
-  /**
-   * Slots of (hash, entry + 1) pairs, entry + 1 = 0 when free; at most 70% full (linear probing
-   * stays within a cache line or two). The hash beside the entry settles most probes without
-   * touching the entries (one cache line, not three). For a million distinct values this is 16 MB
-   * probed at random: the largest cost of such a column, so it is kept no larger than that.
-   */
-  private table = new Int32Array(2 * 4096);
+  private readonly interner = new Utf8Interner();
 
   addBatch(buf: Uint8Array, starts: Int32Array, ends: Int32Array, stride: number, j: number, from: number, count: number): number {
     const codes = (this.codes = grown(this.codes, this.n, this.n + count - from));
     let n = this.n;
-    // runs of one value (a source system, an exchange) skip the hash: compare with the last cell
     // (none yet: a length of -1 matches no cell)
     let lastS = 0;
     let lastLen = -1;
@@ -831,64 +817,13 @@ class SymbolBuilder implements Builder {
           continue;
         }
       }
-      lastCode = this.code(buf, s, len);
+      lastCode = this.interner.code(buf, s, len);
       lastS = s;
       lastLen = len;
       codes[n++] = lastCode;
     }
     this.n = n;
     return count;
-  }
-
-  private code(buf: Uint8Array, s: number, len: number): number {
-    let h = 0x811c9dc5 ^ len; // FNV-1a over the bytes
-    for (let i = s; i < s + len; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-    h ^= h >>> 15;
-    const table = this.table;
-    const mask = (table.length >> 1) - 1;
-    let slot = h & mask;
-    for (;;) {
-      const v = table[2 * slot + 1]!;
-      if (v === 0) return this.insert(buf, s, len, h, slot);
-      if (table[2 * slot] === h) {
-        const a = this.offsets[v - 1]!;
-        if (this.offsets[v]! - a === len) {
-          const bytes = this.bytes;
-          let x = 0;
-          while (x < len && bytes[a + x] === buf[s + x]) x++;
-          if (x === len) return v - 1;
-        }
-      }
-      slot = (slot + 1) & mask;
-    }
-  }
-
-  private insert(buf: Uint8Array, s: number, len: number, h: number, slot: number): number {
-    const k = this.entries++;
-    this.offsets = grown(this.offsets, k + 1, k + 2);
-    const at = this.offsets[k]!;
-    const bytes = (this.bytes = grown(this.bytes, at, at + len));
-    for (let x = 0; x < len; x++) bytes[at + x] = buf[s + x]!;
-    this.offsets[k + 1] = at + len;
-    this.table[2 * slot] = h;
-    this.table[2 * slot + 1] = k + 1;
-    if (this.entries > MAX_LOAD * (this.table.length >> 1)) this.rehash(this.table.length);
-    return k;
-  }
-
-  /** The table with this many slots (a power of two). */
-  private rehash(slots: number): void {
-    const old = this.table;
-    const table = new Int32Array(slots * 2);
-    const mask = (table.length >> 1) - 1;
-    for (let i = 0; i < old.length; i += 2) {
-      if (old[i + 1] === 0) continue;
-      let slot = old[i]! & mask;
-      while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-      table[2 * slot] = old[i]!;
-      table[2 * slot + 1] = old[i + 1]!;
-    }
-    this.table = table;
   }
 
   push(): void {
@@ -898,21 +833,12 @@ class SymbolBuilder implements Builder {
   expect(rows: number, seen: number): void {
     this.codes = grown(this.codes, this.n, rows);
     // mostly distinct so far (execution IDs): as many entries to come, in proportion
-    if (this.entries * 4 > seen) {
-      const entries = Math.ceil((this.entries / seen) * rows);
-      this.offsets = grown(this.offsets, this.entries + 1, entries + 2);
-      this.bytes = grown(this.bytes, this.offsets[this.entries]!, Math.ceil((this.offsets[this.entries]! / this.entries) * entries));
-      let slots = this.table.length >> 1;
-      while (slots * MAX_LOAD < entries) slots *= 2;
-      if (slots > this.table.length >> 1) this.rehash(slots);
-    }
+    const m = this.interner.entries;
+    if (m * 4 > seen) this.interner.reserve(Math.ceil((m / seen) * rows));
   }
 
   finish(): Column {
-    const m = this.entries;
-    const offsets = trimmed(this.offsets, m + 1);
-    const bytes = trimmed(this.bytes, offsets[m]!);
-    return { type: 'symbol', codes: trimmed(this.codes, this.n), dict: new Utf8Dict(offsets, bytes, false, true) };
+    return { type: 'symbol', codes: trimmed(this.codes, this.n), dict: this.interner.dict() };
   }
 }
 

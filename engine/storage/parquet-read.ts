@@ -17,10 +17,11 @@
 import { createRequire } from 'node:module';
 import type { ColumnMetaData, Compressors, DecodedArray, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
 import type { Column, ColumnType } from '../core/column.js';
-import { dictOf, Utf8Dict } from '../core/dict.js';
+import { dictOf } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table, type ColumnDef } from '../core/table.js';
 import type { TableSchema } from './schema.js';
+import { Utf8Interner } from './utf8-interner.js';
 
 type ParquetMetadataFn = typeof import('hyparquet/src/metadata.js').parquetMetadata;
 type ParquetSchemaFn = typeof import('hyparquet/src/metadata.js').parquetSchema;
@@ -789,12 +790,7 @@ class Int64Sink implements Sink {
  */
 class SymbolSink implements Sink {
   private readonly codes: Int32Array;
-  /** entry k is bytes[offsets[k] .. offsets[k + 1]) */
-  private offsets = new Int32Array(1024);
-  private bytes = new Uint8Array(1 << 16);
-  private entries = 0;
-  /** Slots of (hash, entry + 1) pairs, entry + 1 = 0 when free; at most half full. */
-  private table = new Int32Array(2 * 4096);
+  private readonly interner = new Utf8Interner();
   private nullCode = -1;
 
   constructor(
@@ -806,58 +802,12 @@ class SymbolSink implements Sink {
 
   readonly convert = (v: DecodedArray): Converted<Int32Array> => {
     const out = new Int32Array(v.length);
-    for (let k = 0; k < v.length; k++) out[k] = this.code(v[k] as Uint8Array);
+    for (let k = 0; k < v.length; k++) {
+      const b = v[k] as Uint8Array;
+      out[k] = this.interner.code(b, 0, b.length);
+    }
     return { data: out };
   };
-
-  /** The code of a byte string, added when new. */
-  private code(b: Uint8Array): number {
-    const len = b.length;
-    let h = 0x811c9dc5 ^ len; // FNV-1a
-    for (let i = 0; i < len; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-    h ^= h >>> 15;
-    const { table, offsets, bytes } = this;
-    const mask = (table.length >> 1) - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const v = table[2 * slot + 1]!;
-      if (v === 0) return this.insert(b, h, slot);
-      if (table[2 * slot] !== h) continue;
-      const a = offsets[v - 1]!;
-      if (offsets[v]! - a !== len) continue;
-      let x = 0;
-      while (x < len && bytes[a + x] === b[x]) x++;
-      if (x === len) return v - 1;
-    }
-  }
-
-  private insert(b: Uint8Array, h: number, slot: number): number {
-    const k = this.entries++;
-    const len = b.length;
-    if (k + 2 > this.offsets.length) this.offsets = grow(this.offsets, k + 2);
-    const at = this.offsets[k]!;
-    if (at + len > this.bytes.length) this.bytes = grow(this.bytes, at + len);
-    const bytes = this.bytes;
-    for (let x = 0; x < len; x++) bytes[at + x] = b[x]!;
-    this.offsets[k + 1] = at + len;
-    this.table[2 * slot] = h;
-    this.table[2 * slot + 1] = k + 1;
-    if (this.entries * 4 > this.table.length) this.rehash();
-    return k;
-  }
-
-  private rehash(): void {
-    const old = this.table;
-    const table = new Int32Array(old.length * 2);
-    const mask = (table.length >> 1) - 1;
-    for (let i = 0; i < old.length; i += 2) {
-      if (old[i + 1] === 0) continue;
-      let slot = old[i]! & mask;
-      while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-      table[2 * slot] = old[i]!;
-      table[2 * slot + 1] = old[i + 1]!;
-    }
-    this.table = table;
-  }
 
   put(row: number, page: Page, src: Converted<unknown>): number {
     const data = src.data as Int32Array;
@@ -877,24 +827,14 @@ class SymbolSink implements Sink {
     let j = 0;
     for (let i = 0; i < n; i++) {
       if (every || def![i] === maxDef) codes[row + i] = data[entry(page, j++, data.length)]!;
-      else codes[row + i] = this.nullCode < 0 ? (this.nullCode = this.code(new Uint8Array(0))) : this.nullCode;
+      else codes[row + i] = this.nullCode < 0 ? (this.nullCode = this.interner.code(new Uint8Array(0), 0, 0)) : this.nullCode;
     }
     return n;
   }
 
   column(): Column {
-    const m = this.entries;
-    const offsets = this.offsets.slice(0, m + 1);
-    const dict = new Utf8Dict(offsets, this.bytes.slice(0, offsets[m]!), false, true);
-    return { type: 'symbol', codes: this.codes, dict };
+    return { type: 'symbol', codes: this.codes, dict: this.interner.dict() };
   }
-}
-
-/** A copy of `a` with room for at least `need` elements (doubling). */
-function grow<T extends Int32Array | Uint8Array>(a: T, need: number): T {
-  const out = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
-  out.set(a);
-  return out;
 }
 
 /** String columns ("" is the null). */

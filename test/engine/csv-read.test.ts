@@ -20,6 +20,7 @@ import { importFile, parseCell, parseCsv } from '../../engine/storage/import.js'
 import { prepareForStorage, timeOrder } from '../../engine/storage/prepare.js';
 import type { TableSchema } from '../../engine/storage/schema.js';
 import { payloadRows, tempDir } from '../helpers/db.js';
+import { Rng } from '../../engine/demo/rng.js';
 
 /** A table with a column of every type. */
 const ALL: TableSchema = {
@@ -296,14 +297,8 @@ describe('CSV values', () => {
 // ---------------------------------------------------------------------------------------------------
 // Random files against the per-cell path
 
-let seed = 1;
-const rnd = (): number => {
-  // mulberry32
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = new Rng(1);
+const rnd = (): number => random.next();
 const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 const int = (a: number, b: number): number => a + Math.floor(rnd() * (b - a + 1));
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');

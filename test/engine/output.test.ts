@@ -11,17 +11,12 @@ import { Table } from '../../engine/core/table.js';
 import { writeFloat } from '../../engine/output/numbers.js';
 import { textChunks } from '../../engine/output/text.js';
 import { legacyCsv, legacyPayloadJson } from '../helpers/legacy-output.js';
+import { Rng } from '../../engine/demo/rng.js';
 
 /** A small deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 const bits = new DataView(new ArrayBuffer(8));

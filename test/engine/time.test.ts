@@ -4,6 +4,7 @@ import { civilFromDays, daysFromCivil, formatTimespan, parseDate, parseTimespan,
 import { localToInstant } from '../../engine/core/tz.js';
 import { textCells } from '../../engine/gateway/render.js';
 import { roundHalfAway } from '../../engine/ops/round.js';
+import { Rng } from '../../engine/demo/rng.js';
 
 /** Temporal's rendering of an instant in a zone, with nine fractional digits (the oracle). */
 function oracle(ns: bigint, zone: string): string {
@@ -13,14 +14,8 @@ function oracle(ns: bigint, zone: string): string {
 
 /** A seeded generator so failures reproduce. */
 function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 describe('civil dates', () => {

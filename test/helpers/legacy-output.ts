@@ -4,9 +4,27 @@
  * byte renderers must match byte for byte.
  */
 import { int32Pairs, longText, type Column } from '../../engine/core/column.js';
-import { textCells } from '../../engine/gateway/render.js';
+import { textCells as engineTextCells } from '../../engine/gateway/render.js';
+import { formatLocalNs } from '../../engine/core/time.js';
+import { zoneOffsets } from '../../engine/core/tz.js';
 import type { Table } from '../../engine/core/table.js';
 import { csvField } from '../../engine/service/csv.js';
+
+/**
+ * The engine's cell text, with timestamps rendered here the slow, plain way (BigInt: the instant plus
+ * its zone's offset), independent of the engine's timestamp writer, which its cell text now shares.
+ */
+function textCells(c: Column, outputTZ: string, nullText = ''): (i: number) => string {
+  if (c.type !== 'timestamp') return engineTextCells(c, outputTZ, nullText);
+  const offsets = zoneOffsets(outputTZ);
+  return (i) => {
+    const ns = c.data[i]!;
+    if (ns === -9223372036854775808n) return nullText;
+    if (ns === 9223372036854775807n) return '0Wp';
+    if (ns === -9223372036854775807n) return '-0Wp';
+    return formatLocalNs(ns + offsets.offsetAt(ns));
+  };
+}
 
 export function legacyPayloadJson(table: Table, outputTZ: string): string {
   const keys = table.names.map((n) => `${JSON.stringify(n)}:`);

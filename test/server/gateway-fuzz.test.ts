@@ -15,17 +15,12 @@ import { type RunningGateway, startGateway } from '../../engine/gateway/rest.js'
 import { OPERATIONS } from '../../engine/registry/operations.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
+import { Rng } from '../../engine/demo/rng.js';
 
 /** mulberry32: a small seeded generator, so a failure reproduces. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 const random = rng(20261123);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;

@@ -28,6 +28,16 @@ export interface Shard {
   /** A time range [from, to) of the table's time column instead (getTicks splits by time). */
   readonly from?: bigint;
   readonly to?: bigint;
+  /** Where this part writes its fixed-width columns (engine/parallel/shared-output.ts). */
+  readonly into?: ShardOutput;
+}
+
+/** Where a part writes its fixed-width columns: rows [offset, offset + rows) of each buffer. */
+export interface ShardOutput {
+  readonly offset: number;
+  readonly rows: number;
+  /** One buffer per column, holding the whole query's rows. */
+  readonly columns: Readonly<Record<string, SharedArrayBuffer>>;
 }
 
 /** One part of a query run on another worker: the same call, restricted to a shard. */

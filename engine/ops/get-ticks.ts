@@ -20,9 +20,10 @@ import { type FillMode, fillTable } from './ticks/fill.js';
 import { latestPerIdentifier, withTopOfBook } from './ticks/orderbook.js';
 import { joinRefs, namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
+import { gatherIntoOutput, writtenColumns } from '../parallel/shared-output.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
-function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
+export function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
   const chosen = args.get('columns', 'symbols');
   if (!chosen) return t.columns.map((c) => c.name);
   for (const c of chosen) checkColumn(t, 'columns', c);
@@ -50,6 +51,9 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   // Columns needed on the way: requested ones, plus time, identifier, join keys and level lists.
   const internal = [...new Set([...requested, ...(t.timeColumn ? [t.timeColumn] : []), ...(timeColumn ? [timeColumn] : []), t.idColumn, ...refs.map((r) => r.fk), ...levelColumns])];
   let table = gatherColumns(t, selection, internal);
+  // one part of a split query: its rows go straight into the whole query's columns
+  const into = currentShard()?.into;
+  if (into && table.length === into.rows) table = gatherIntoOutput(table, into);
   const idSymbol = columnOf(t, t.idColumn)?.type === 'symbol' ? t.idColumn : null;
   if (!selection.ordered && timeColumn) {
     table = sortTable(table, [{ dir: 'asc', column: timeColumn }, ...(idSymbol ? [{ dir: 'asc' as const, column: idSymbol }] : [])]);
@@ -85,7 +89,9 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
   if (sortCols) table = sortTable(table, sortCols);
   if (decPlaces !== undefined && !currentShard()) table = roundFloats(table, decPlaces);
+  const wrote = into ? writtenColumns(table, currentShard()) : [];
   return {
+    ...(wrote.length > 0 ? { wroteInto: wrote } : {}),
     table,
     outputTZ,
     window,

@@ -13,4 +13,6 @@ export interface QueryResult {
   readonly idColumn: string;
   /** getStats: the grouping columns of the result. */
   readonly groupColumns?: readonly string[];
+  /** One part of a split getTicks: the columns it wrote into its shard's shared output. */
+  readonly wroteInto?: readonly string[];
 }

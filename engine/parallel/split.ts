@@ -8,7 +8,9 @@
  *   nulls of an identifier take its last value before the part). It runs whole with timeCol, linear fills, orderbook
  *   modes, a forward fill with ref or without the identifier column, or an idList whose identifiers
  *   hold under half of the partitions' rows (it reads their runs alone; cutting by time would read
- *   every row's time).
+ *   every row's time). Each part's rows are counted before it runs, and the parts write their
+ *   fixed-width columns into one shared output (shared-output.ts); a part whose rows differ (a
+ *   filter) returns its own columns, which are appended.
  * - getStats splits by identifier ranges: fill, racking and moving windows work per identifier, and
  *   it groups first by the identifier, so the parts' groups are disjoint. They are merged by bucket
  *   time, ties going to the part of the lower identifiers (the whole query's order: bucket, then
@@ -18,12 +20,13 @@
  * Queries with another idCol or applyCanCor, over one identifier, or of fewer rows than the
  * splitMinRows setting (estimated from the partitions' layout) run whole.
  */
-import { type Int64Column, compareStrings, int32Pairs } from '../core/column.js';
+import { type Column, type ColumnType, concatColumns, type Int64Column, compareStrings, int32Pairs } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { asShard, maxResultRows, parallelism, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
 import type { QueryResult } from '../ops/result.js';
+import { outputColumns } from '../ops/get-ticks.js';
 import { queryBase } from '../ops/select/query.js';
 import { hiOf, loOf, lowerBound, lowerBoundIn } from '../ops/select/scan.js';
 import { roundFloats } from '../ops/round.js';
@@ -32,6 +35,7 @@ import { fillForwardSeams } from '../ops/ticks/fill.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf } from '../storage/schema.js';
+import { allocateOutput, sharedColumns } from './shared-output.js';
 
 /** Most parts of one query. */
 const MAX_PARTS = 8;
@@ -54,6 +58,8 @@ type SplitPlan =
       /** Forward fill: the seams between parts are filled after the merge (a part's first rows take the values before it). */
       readonly refill: boolean;
       readonly idColumn: string;
+      /** The result's columns, which the parts write into one shared output (shared-output.ts). */
+      readonly columns: ReadonlyArray<{ readonly name: string; readonly type: ColumnType }>;
     };
 
 /** How a query splits, or null when it runs whole. */
@@ -112,7 +118,14 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       if (to > from) runs.push({ order, time, from, to });
       rows += to - from;
     }
-    return { by: 'time', runs, rows, window, refill, idColumn: t.idColumn };
+    let names: string[];
+    try {
+      names = outputColumns(t, args);
+    } catch {
+      return null; // the query reports its arguments' errors
+    }
+    const resultColumns = names.map((name) => ({ name, type: columnOf(t, name)!.type }));
+    return { by: 'time', runs, rows, window, refill, idColumn: t.idColumn, columns: resultColumns };
   }
   const groupBy = args.get('groupBy', 'symbols') ?? [t.idColumn];
   if (groupBy[0] !== t.idColumn) return null;
@@ -161,6 +174,23 @@ function timeShards(plan: Extract<SplitPlan, { by: 'time' }>, parts: number): Sh
   return cuts.length === 0 ? [] : bounds.slice(1).map((to, i) => ({ lo: null, hi: null, from: bounds[i]!, to }));
 }
 
+/** The rows of each time shard (the window's rows from its `from` to its `to`), in order. */
+function timeShardRows(plan: Extract<SplitPlan, { by: 'time' }>, shards: readonly Shard[]): number[] {
+  const before = (cut: bigint): number => {
+    if (cut >= plan.window.end) return plan.rows;
+    let n = 0;
+    for (const run of plan.runs) n += lowerBoundIn(run.order, run.time, run.from, run.to, hiOf(cut), loOf(cut)) - run.from;
+    return n;
+  };
+  let at = 0;
+  return shards.map((s) => {
+    const end = before(s.to!);
+    const rows = end - at;
+    at = end;
+    return rows;
+  });
+}
+
 /** Contiguous identifier ranges of about equal rows; the first starts and the last ends open. */
 export function shardsOf(weights: ReadonlyArray<readonly [string, number]>, parts: number): Shard[] {
   const total = weights.reduce((s, w) => s + w[1], 0);
@@ -183,14 +213,28 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   if (!par || !plan || plan.rows < par.minRows || (plan.by === 'identifier' && plan.weights.length < 2)) return impl(db, args);
   const helpers = par.reserve(plan.by === 'identifier' ? Math.min(MAX_PARTS, plan.weights.length) - 1 : MAX_PARTS - 1);
   if (helpers === 0) return impl(db, args);
-  const shards = plan.by === 'identifier' ? shardsOf(plan.weights, helpers + 1) : timeShards(plan, helpers + 1);
+  let shards = plan.by === 'identifier' ? shardsOf(plan.weights, helpers + 1) : timeShards(plan, helpers + 1);
+  // a split getTicks: the parts write their rows into the whole result's columns
+  let output: Record<string, SharedArrayBuffer> | null = null;
+  if (plan.by === 'time' && shards.length > 1) {
+    const sizes = timeShardRows(plan, shards);
+    const columns = (output = allocateOutput(plan.columns, plan.rows));
+    let offset = 0;
+    shards = shards.map((s, i) => {
+      const into = { offset, rows: sizes[i]!, columns };
+      offset += sizes[i]!;
+      return { ...s, into };
+    });
+  }
   par.dispatch(shards.slice(1).map((shard) => ({ operation: op, args: rawArgs, shard })));
   if (shards.length < 2) return impl(db, args);
   const own = asShard(shards[0]!, () => impl(db, args));
   const results = [own, ...par.collect()];
+  const rows = results.reduce((n, r) => n + r.table.length, 0);
   let table = mergeTables(
     results.map((r) => r.table),
     plan.by === 'identifier' ? plan.key : null,
+    output ? sharedColumns(own.table, output, results.map((r) => r.wroteInto), rows) : undefined,
   );
   const limit = maxResultRows();
   if (table.length > limit) {
@@ -207,14 +251,16 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   if (sortCols) table = sortTable(table, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');
   if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
-  return { ...own, table };
+  const { wroteInto: _parts, ...meta } = own;
+  return { ...meta, table };
 }
 
 /**
  * The parts' tables as one: one after another, then (with a key) put in key order, ties to the
- * earlier part. Each part is already in key order. The merged columns are views until read.
+ * earlier part. Each part is already in key order. The merged columns are views until read. Columns
+ * in `given` are already whole (the parts wrote them into one output) and are taken as they are.
  */
-export function mergeTables(tables: readonly Table[], key: string | null): Table {
+export function mergeTables(tables: readonly Table[], key: string | null, given?: ReadonlyMap<string, Column>): Table {
   const parts = tables.filter((t) => t.length > 0);
   if (parts.length <= 1) return parts[0] ?? tables[0]!;
   const defs = parts[0]!.defs;
@@ -224,7 +270,12 @@ export function mergeTables(tables: readonly Table[], key: string | null): Table
       throw new TickscopeError('internal', `the parts of a split query disagree on their columns: ${defs.map((x) => `${x.name}:${x.type}`).join(',')} vs ${d.map((x) => `${x.name}:${x.type}`).join(',')}`);
     }
   }
-  const all = Table.concat(defs, parts);
+  const all = given?.size
+    ? new Table(
+        defs.map((d) => d.name),
+        defs.map((d) => given.get(d.name) ?? concatColumns(d.type, parts.map((p) => p.col(d.name)))),
+      )
+    : Table.concat(defs, parts);
   if (!key) return all;
   const order = mergeOrder(int32Pairs((all.col(key) as Int64Column).data), parts.map((p) => p.length));
   return order ? Table.view(all.names, all.columns, order) : all;

@@ -108,6 +108,28 @@ describe('a query split across workers', () => {
     }
   });
 
+  it('writes the parts of a split getTicks into one shared output when their rows are known, and appends them when not', async () => {
+    const ex = await executor();
+    const shared = (r: QueryResult, name: string): boolean => (r.table.col(name) as { data: ArrayBufferView }).data.buffer instanceof SharedArrayBuffer;
+    // no filter: each part's rows are counted before it runs, and it writes them in place
+    for (const args of [
+      { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'], fill: 'forward' },
+      { table: 'Trade', ...firstDay(), fill: 'zero', columns: ['price', 'volume'] },
+    ]) {
+      const before = ex.partsRun;
+      const split = result(await ex.call('getTicks', args));
+      expect(ex.partsRun).toBeGreaterThan(before);
+      expect(firstDifference(json(split), json(engine.call('getTicks', args)))).toBe('');
+      for (const name of ['eventTimestamp', 'price', 'volume']) expect(shared(split, name), `${name} of ${JSON.stringify(args)}`).toBe(true);
+      expect(split.wroteInto).toBeUndefined();
+    }
+    // a filter: the parts' rows are only known once they ran, so they are appended (the same result)
+    const filtered = { table: 'Trade', ...WINDOW, filter: [['>=', 'volume', 100]], fill: 'forward', columns: ['instrumentID', 'price', 'volume'] };
+    const split = result(await ex.call('getTicks', filtered));
+    expect(firstDifference(json(split), json(engine.call('getTicks', filtered)))).toBe('');
+    expect(shared(split, 'price')).toBe(false);
+  });
+
   it('runs whole what does not split, with the same result', async () => {
     const ex = await executor();
     const cases: Array<[string, Record<string, unknown>]> = [

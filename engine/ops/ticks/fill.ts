@@ -254,39 +254,22 @@ function zeroFilled(c: Column): Column {
   }
 }
 
-/** Rows in [from, to) where the column is null (a tight loop per type). */
-function nullRows(c: Column, from: number, to: number): number[] {
+/**
+ * The null rows of a forward-filled part, rows [from, to): an identifier's rows before its first value
+ * in the part (the only nulls its own fill leaves). The walk stops once every identifier has a value.
+ */
+function leadingNulls(access: { isNull: (i: number) => boolean }, groupOf: (r: number) => number, groups: number, from: number, to: number): number[] {
   const out: number[] = [];
-  switch (c.type) {
-    case 'float': {
-      const d = c.data;
-      for (let i = from; i < to; i++) if (d[i] !== d[i]) out.push(i);
-      break;
+  const valued = new Uint8Array(groups);
+  let left = groups;
+  for (let i = from; i < to && left > 0; i++) {
+    const g = groupOf(i);
+    if (valued[g]) continue;
+    if (access.isNull(i)) out.push(i);
+    else {
+      valued[g] = 1;
+      left--;
     }
-    case 'timestamp':
-    case 'timespan':
-    case 'long': {
-      const w = int32Pairs(c.data);
-      for (let i = from; i < to; i++) if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) out.push(i);
-      break;
-    }
-    case 'date':
-    case 'int': {
-      const d = c.data;
-      for (let i = from; i < to; i++) if (d[i] === -2147483648) out.push(i);
-      break;
-    }
-    case 'symbol': {
-      const isNull = nullCodes(c.dict);
-      const codes = c.codes;
-      for (let i = from; i < to; i++) if (isNull[codes[i]!]) out.push(i);
-      break;
-    }
-    case 'string':
-      for (let i = from; i < to; i++) if (c.values[i] === '') out.push(i);
-      break;
-    default:
-      break;
   }
   return out;
 }
@@ -342,7 +325,7 @@ export function fillForwardSeams(t: Table, idColumn: string, starts: readonly nu
     const access = rowAccess(c);
     if (!access) return c;
     for (const [k, start] of starts.entries()) {
-      const nulls = nullRows(c, start, starts[k + 1] ?? t.length);
+      const nulls = leadingNulls(access, groupOf, count, start, starts[k + 1] ?? t.length);
       if (nulls.length === 0) continue;
       // each wanted identifier's last row with a value before the part (-1: none)
       const source = new Int32Array(count).fill(-2);

@@ -131,7 +131,7 @@ export function CommandPalette(): React.JSX.Element | null {
         <ol className="memory-list palette-list" data-testid="palette-list">
           {list.length === 0 && <li className="muted empty">Nothing matches.</li>}
           {list.map((c, i) => (
-            <li key={`${c.kind}:${c.label}:${c.detail}:${i}`} className={i === at ? 'at' : ''} onMouseEnter={() => setAt(i)} onClick={() => c.run()}>
+            <li key={`${c.kind}:${c.label}:${c.detail}:${i}`} className={i === at ? 'at' : ''} title={`${c.label} · ${c.detail}`} onMouseEnter={() => setAt(i)} onClick={() => c.run()}>
               <span className="kind">{KIND[c.kind]}</span>
               <span className="label">{c.label}</span>
               <span className="args">{c.detail}</span>

@@ -3,6 +3,7 @@
  * against ElectronApi so tests can run it with a mock. main.ts only passes the real module in.
  */
 import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BackendApi, type ChartRequest, EXPORT_FORMATS } from '../engine/contract.js';
 import { TickscopeError } from '../engine/core/errors.js';
@@ -43,18 +44,27 @@ const str = (v: unknown, name: string): string => {
 
 /** Writes CSV chunks to a file, respecting back-pressure; returns the line count less the header. */
 async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
-  const out = createWriteStream(path);
+  // written beside the target and renamed when whole: a cancelled or failed export leaves no part file
+  const part = `${path}.part`;
+  const out = createWriteStream(part);
   const done = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
   });
   let lines = 0;
-  for await (const chunk of chunks) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
-    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  try {
+    for await (const chunk of chunks) {
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    out.end();
+    await done;
+    await rename(part, path);
+  } catch (e) {
+    out.destroy();
+    await rm(part, { force: true });
+    throw e;
   }
-  out.end();
-  await done;
   // the header line is not a row
   return Math.max(0, lines - 1);
 }
@@ -85,13 +95,13 @@ export function ipcHandlers(
     addConnection: async (spec) => (await service()).addConnection(spec),
     useConnection: async (id) => (await service()).useConnection(id),
     removeConnection: async (id) => (await service()).removeConnection(id),
-    exportCsv: async (resultId, suggested, format) => {
+    exportCsv: async (resultId, suggested, format, exportId) => {
       const fmt = EXPORT_FORMATS.find((f) => f === (format ?? 'csv'));
       if (!fmt) throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected ${EXPORT_FORMATS.join(', ')}`);
       const svc = await service();
       const path = await saveDialog(typeof suggested === 'string' && suggested ? suggested : `tickscope-result.${fmt}`);
       if (!path) return { saved: false };
-      const lines = await writeChunks(path, svc.exportFile(resultId, fmt));
+      const lines = await writeChunks(path, svc.exportFile(resultId, fmt, exportId === undefined ? undefined : str(exportId, 'exportId')));
       // a CSV's rows are its lines less the header; another file's are the result's (the app knows them)
       return fmt === 'csv' ? { saved: true, path, rows: lines } : { saved: true, path };
     },

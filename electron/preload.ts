@@ -26,7 +26,7 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   sort: (resultId, sortCols) => ipcRenderer.invoke(INVOKE_CHANNELS.sort, resultId, sortCols),
   chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),
-  exportCsv: (resultId, name, format) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name, format ?? 'csv'),
+  exportCsv: (resultId, name, format, exportId) => ipcRenderer.invoke(INVOKE_CHANNELS.exportCsv, resultId, name, format ?? 'csv', exportId),
   table: (resultId) => ipcRenderer.invoke(INVOKE_CHANNELS.table, resultId),
   connections: () => ipcRenderer.invoke(INVOKE_CHANNELS.connections),
   addConnection: (spec) => ipcRenderer.invoke(INVOKE_CHANNELS.addConnection, spec),

@@ -176,8 +176,12 @@ export interface BackendApi {
   sort(resultId: string, sortCols: ReadonlyArray<readonly [string, string]>): Promise<RunResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;
   identifiers(assembly: string, table: string): Promise<readonly string[]>;
-  /** Writes a whole result to a file: CSV (default), Arrow IPC or Parquet (SPEC 8); a save dialog on the desktop, a download in the browser. */
-  exportCsv(resultId: string, suggestedName: string, format?: ExportFormat): Promise<ExportResult>;
+  /**
+   * Writes a whole result to a file: CSV (default), Arrow IPC or Parquet (SPEC 8); a save dialog on the
+   * desktop, a download in the browser. While it is written, progress(exportId) tells its rows written
+   * and cancel(exportId) stops it (no file is left on the desktop).
+   */
+  exportCsv(resultId: string, suggestedName: string, format?: ExportFormat, exportId?: string): Promise<ExportResult>;
   /** A whole result as Arrow IPC stream bytes (typed columns), up to MAX_TABLE_ROWS rows. */
   table(resultId: string): Promise<Uint8Array>;
   /** The connections: the embedded engine and the remote gateways added this session. */

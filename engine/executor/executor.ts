@@ -49,7 +49,19 @@ interface Call {
   readonly reject: (e: TickscopeError) => void;
   /** Takes a streamed chunk; a promise holds the worker back until it settles (the reader is slow). */
   readonly onChunk?: (bytes: Uint8Array) => void | Promise<void>;
+  /** Takes a progress report of a call that is not a query (an export). */
+  onProgress?: (done: number, total: number, unit: string) => void;
   slot?: Slot;
+}
+
+/** An export being written: its call (to cancel it) and where it stands. */
+interface ExportState {
+  readonly call: Call;
+  readonly slot: Slot;
+  readonly started: number;
+  done: number;
+  total: number;
+  unit: string;
 }
 
 interface QueryState {
@@ -136,6 +148,8 @@ export class Executor {
   private readonly queue: QueryState[] = [];
   private readonly queries = new Map<string, QueryState>();
   private readonly resultSlot = new Map<string, Slot>();
+  /** Exports being written, by the id their caller gave them (for progress and cancel). */
+  private readonly exports = new Map<string, ExportState>();
   private nextId = 1;
   private closing = false;
 
@@ -274,6 +288,7 @@ export class Executor {
           q.unit = m.unit;
           q.onProgress?.(this.progressOf(q));
         }
+        call.onProgress?.(m.done, m.total, m.unit);
         return undefined;
       }
       if (m.kind === 'chunk') {
@@ -633,6 +648,11 @@ export class Executor {
 
   /** Cancels a query by its id; false when no such query is queued or running. */
   cancel(queryId: string): boolean {
+    const e = this.exports.get(queryId);
+    if (e) {
+      this.stopCall(e.slot, e.call);
+      return true;
+    }
     const q = this.queries.get(queryId);
     if (!q) return false;
     this.stop(q, 'cancelled');
@@ -641,6 +661,8 @@ export class Executor {
 
   /** Where a query stands, or undefined when it is not queued or running. */
   progress(queryId: string): Progress | undefined {
+    const e = this.exports.get(queryId);
+    if (e) return { state: 'running', done: e.done, total: e.total, unit: e.unit, elapsedMs: performance.now() - e.started };
     const q = this.queries.get(queryId);
     return q ? this.progressOf(q) : undefined;
   }
@@ -676,19 +698,42 @@ export class Executor {
     return this.exportFile(resultId, 'csv');
   }
 
-  /** A result as a CSV, Arrow IPC or Parquet file, chunk by chunk, rendered in its worker. */
-  async *exportFile(resultId: unknown, format: ExportFormat): AsyncGenerator<Uint8Array, void, void> {
+  /** Stops a call that is not a query (an export) at its worker's next checkpoint: it fails as cancelled. */
+  private stopCall(slot: Slot, call: Call): void {
+    if (!slot.calls.has(call.id)) return;
+    Atomics.store(slot.flags, 1, CANCELLED);
+    Atomics.store(slot.flags, 0, call.id);
+    // a worker waiting for its reader to take a chunk checks the flags at each wake
+    Atomics.notify(slot.flowCount, 0);
+  }
+
+  /**
+   * A result as a CSV, Arrow IPC or Parquet file, chunk by chunk, rendered in its worker. With an
+   * `exportId`, progress(exportId) tells the rows written so far and cancel(exportId) stops it (the
+   * reader then gets the cancelled error); a reader that stops early stops the worker too.
+   */
+  async *exportFile(resultId: unknown, format: ExportFormat, exportId?: string): AsyncGenerator<Uint8Array, void, void> {
     // each chunk is "taken" when the reader pulls it: the worker stays at most FLOW_WINDOW ahead
     const chunks: Array<{ readonly bytes: Uint8Array; readonly taken: () => void }> = [];
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: unknown = null;
-    const { promise } = this.post(this.slotOf(resultId), format, [resultId], (bytes) =>
+    const slot = this.slotOf(resultId);
+    const { call, promise } = this.post(slot, format, [resultId], (bytes) =>
       new Promise<void>((taken) => {
         chunks.push({ bytes, taken });
         wake?.();
       }),
     );
+    if (exportId !== undefined) {
+      const state: ExportState = { call, slot, started: performance.now(), done: 0, total: 0, unit: 'rows' };
+      call.onProgress = (done, total, unit) => Object.assign(state, { done, total, unit });
+      this.exports.set(exportId, state);
+      void promise.then(
+        () => this.exports.delete(exportId),
+        () => this.exports.delete(exportId),
+      );
+    }
     promise.then(
       () => {
         finished = true;
@@ -714,7 +759,8 @@ export class Executor {
       }
       while (chunks.length) yield next();
     } finally {
-      // a reader that stops early releases the worker
+      // a reader that stops early releases the worker and stops its rendering
+      if (!finished) this.stopCall(slot, call);
       for (const c of chunks.splice(0)) c.taken();
     }
     if (failure) throw failure;

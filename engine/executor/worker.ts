@@ -193,7 +193,8 @@ function handle(m: CallMessage): void {
         case 'release':
           return service.release(a);
         case 'csv': {
-          const { rows, chunks } = service.csv(a);
+          // an export reports its rows written (the caller shows a progress bar)
+          const { rows, chunks } = service.csv(a, undefined, (done, total) => hooks.progress(done, total, 'rows'));
           for (const bytes of chunks) {
             hooks.checkpoint();
             postChunk(bytes);
@@ -202,6 +203,7 @@ function handle(m: CallMessage): void {
         }
         case 'arrow': {
           // the file an Arrow reader opens: typed columns, UTC nanoseconds with outputTZ in the schema
+          hooks.progress(0, 1, 'files');
           const bytes = service.arrowFile(a);
           hooks.checkpoint();
           postChunk(bytes);
@@ -209,10 +211,14 @@ function handle(m: CallMessage): void {
         }
         case 'parquet':
           // asynchronous (the writer's module loads on first use): answered when the file is written
-          return service.parquet(a, (bytes) => {
-            hooks.checkpoint();
-            postChunk(bytes);
-          });
+          return service.parquet(
+            a,
+            (bytes) => {
+              hooks.checkpoint();
+              postChunk(bytes);
+            },
+            (done, total) => hooks.progress(done, total, 'rows'),
+          );
         default:
           throw new TickscopeError('badRequest', `${m.method}: not a worker method`);
       }

@@ -328,6 +328,8 @@ export interface TextOptions {
   readonly chunkBytes?: number;
   /** The consumer is done with each chunk before pulling the next (see Out): one buffer, reused. */
   readonly reuse?: boolean;
+  /** Told the rows written so far and the table's rows, after each block of rows. */
+  readonly onRows?: (done: number, total: number) => void;
 }
 
 /**
@@ -344,6 +346,7 @@ export function* textChunks(format: Format, t: Table, zone: string, opts: TextOp
   else o.text(`${t.names.map(csvField).join(',')}\n`);
   for (let i = 0; i < t.length; ) {
     i = rows.fill(o, i, format === 'json' ? 44 : -1);
+    opts.onRows?.(i, t.length);
     if (i < t.length) yield* handOver(o, pending);
   }
   if (format === 'json') o.ascii(']');

@@ -178,12 +178,17 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
     if (!(EXPORT_FORMATS as readonly string[]).includes(format)) return fail(reply, new TickscopeError('notFound', `/app/api/results/${id}/export/${format}: not an export format; expected ${EXPORT_FORMATS.join(', ')}`));
     const name = (q['name'] ?? `tickscope-result.${format}`).replace(/[^\w.-]/g, '_');
     try {
-      const chunks = service.exportFile(id, format as ExportFormat)[Symbol.asyncIterator]();
+      const chunks = service.exportFile(id, format as ExportFormat, q['exportId'] || undefined)[Symbol.asyncIterator]();
       // the first chunk (the header line) before answering: an unknown result is an error, not an empty file
       const first = await chunks.next();
       async function* all(): AsyncGenerator<Uint8Array> {
-        if (!first.done) yield first.value;
-        for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
+        try {
+          if (!first.done) yield first.value;
+          for (let c = await chunks.next(); !c.done; c = await chunks.next()) yield c.value;
+        } finally {
+          // the download closed early (or was cancelled): the worker stops rendering
+          await chunks.return?.();
+        }
       }
       return reply
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : format === 'arrow' ? 'application/vnd.apache.arrow.stream' : 'application/vnd.apache.parquet')

@@ -218,15 +218,15 @@ export class AppService {
   }
 
   /** A whole result as a Parquet file, a row group at a time to `write` (which may hold it back), and its row count. */
-  async parquet(resultId: unknown, write: (bytes: Uint8Array) => void | Promise<void>): Promise<{ rows: number }> {
+  async parquet(resultId: unknown, write: (bytes: Uint8Array) => void | Promise<void>, onRows?: (done: number, total: number) => void): Promise<{ rows: number }> {
     const r = this.result(resultId);
-    await writeResultParquet(r, write);
+    await writeResultParquet(r, write, onRows ? { onRows } : {});
     return { rows: r.table.length };
   }
 
   /** A whole result as CSV chunks (bytes, rendered as they are pulled), and its row count. */
-  csv(resultId: unknown, chunkBytes = 1 << 16): { rows: number; chunks: Iterable<Uint8Array> } {
+  csv(resultId: unknown, chunkBytes = 1 << 16, onRows?: (done: number, total: number) => void): { rows: number; chunks: Iterable<Uint8Array> } {
     const r = this.result(resultId);
-    return { rows: r.table.length, chunks: textChunks('csv', r.table, r.outputTZ, { chunkBytes }) };
+    return { rows: r.table.length, chunks: textChunks('csv', r.table, r.outputTZ, { chunkBytes, ...(onRows ? { onRows } : {}) }) };
   }
 }

@@ -33,6 +33,8 @@ export const PARQUET_KEYS = {
 
 export interface ParquetExportOptions {
   readonly rowGroupRows?: number;
+  /** Told the rows written so far and the result's rows, after each row group. */
+  readonly onRows?: (done: number, total: number) => void;
 }
 
 type HyparquetWriter = typeof import('hyparquet-writer');
@@ -180,6 +182,7 @@ export async function writeResultParquet(r: QueryResult, write: (bytes: Uint8Arr
       ...(d.type === 'symbol' ? { encoding: 'RLE_DICTIONARY' as const } : {}),
     }));
     await pq.write({ columnData, rowGroupSize: n });
+    opts.onRows?.(from + n, table.length);
     const chunks = pq.row_groups.at(-1)!.columns;
     for (const d of defs) {
       if (d.type !== 'timespan') continue;

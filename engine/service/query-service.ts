@@ -143,9 +143,12 @@ export class QueryService {
     return this.executor.csv(resultId);
   }
 
-  /** A result as a CSV, Arrow IPC or Parquet file, chunk by chunk (rendered in the worker holding it). */
-  exportFile(resultId: unknown, format: ExportFormat): AsyncIterable<Uint8Array> {
-    return this.executor.exportFile(resultId, format);
+  /**
+   * A result as a CSV, Arrow IPC or Parquet file, chunk by chunk (rendered in the worker holding it);
+   * with an `exportId`, progress and cancel answer for it as for a query.
+   */
+  exportFile(resultId: unknown, format: ExportFormat, exportId?: string): AsyncIterable<Uint8Array> {
+    return this.executor.exportFile(resultId, format, exportId);
   }
 
   close(): Promise<void> {

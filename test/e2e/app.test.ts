@@ -77,6 +77,9 @@ describe('the app in a browser', () => {
     payload.forEach((row, i) => {
       expect(records[i], `row ${i}`).toEqual(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, asText(v)])));
     });
+    // the status line follows the export (its progress polled by id) to its end
+    await expect.poll(() => page.locator('[data-testid="notice"]').textContent()).toBe(`Downloaded ${download.suggestedFilename()} (${payload.length.toLocaleString('en-US')} rows)`);
+    expect(await page.locator('[data-testid="exporting"]').count()).toBe(0);
   });
 
   it('shows the error of a bad request with its code', async () => {

@@ -161,8 +161,9 @@ async function check(view: string, before?: () => Promise<void>): Promise<string
 }
 
 describe('layout at 1280×800 and 1600×1000: no clipped or overlapping text', () => {
-  it('ticks: chart, grid, form and status line', async () => {
-    await run('getTicks', { table: 'Trade', startTS: `${DAY}D14:30:00`, endTS: `${DAY}D16:00:00`, idList: ['AAPL', 'MSFT'] });
+  it('ticks: chart (a full day: auction prints clipped on the volume scale), grid, form and status line', async () => {
+    await run('getTicks', { table: 'Trade', startTS: `${DAY}D00:00:00`, endTS: `${DAY}D23:59:59`, idList: ['AAPL', 'MSFT'] });
+    await page.waitForSelector('[data-testid="chart-clipped"]');
     expect(await check('ticks')).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
  * The desktop layer with the electron module mocked: everything it asks of Electron is recorded, and
  * the IPC handlers run against a real engine over a real database on disk.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,6 +208,15 @@ describe('desktop app (electron mocked)', () => {
     const r = (await invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade', columns: ['price'] })) as Extract<RunResponse, { ok: true }>;
     expect(await invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.csv')).toEqual({ saved: true, path, rows: 2 });
     expect(readFileSync(path, 'utf8')).toBe('eventTimestamp,price\n2024-03-06T14:30:00.000000001,189.5\n2024-03-06T14:30:00.000000001,401.25\n');
+    // written beside the target and renamed: no part file stays
+    expect(existsSync(`${path}.part`)).toBe(false);
+    // an export that fails leaves no file at all, and the id it was given answers nothing after it
+    const failing = join(tempDir(), 'failed.csv');
+    const broken = await start(failing);
+    await expect(broken.invoke(INVOKE_CHANNELS.exportCsv, 'no-such-result', 'x.csv', 'csv', 'export-9')).rejects.toThrow(/resultId: "no-such-result" is not a result held here/);
+    expect([existsSync(failing), existsSync(`${failing}.part`)]).toEqual([false, false]);
+    expect(await broken.invoke(INVOKE_CHANNELS.progress, 'export-9')).toBeNull();
+    await expect(broken.invoke(INVOKE_CHANNELS.exportCsv, r.resultId, 'x.csv', 'csv', 7)).rejects.toThrow(/exportId: 7 is not a string/);
     const cancelled = await start(undefined);
     const r2 = (await cancelled.invoke(INVOKE_CHANNELS.run, 'getTicks', { table: 'Trade' })) as Extract<RunResponse, { ok: true }>;
     expect(await cancelled.invoke(INVOKE_CHANNELS.exportCsv, r2.resultId, 'x.csv')).toEqual({ saved: false });

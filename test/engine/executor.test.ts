@@ -79,6 +79,40 @@ describe('the executor', () => {
     await expect(ex.page('nope', 0, 1)).rejects.toThrow(/resultId: "nope" is not a result held here/);
   });
 
+  it("reports an export's rows written, stops it on cancel, and the worker then answers the next call", async () => {
+    const ex = await executor();
+    const r = ok(await ex.run('getTicks', ALL_TRADES));
+    const file = ex.exportFile(r.resultId, 'csv', 'export-1')[Symbol.asyncIterator]();
+    // the reader takes one chunk: the worker is held FLOW_WINDOW chunks ahead, part way through
+    expect((await file.next()).done).toBe(false);
+    for (let i = 0; i < 200 && !(ex.progress('export-1')?.done ?? 0); i++) await new Promise((res) => setTimeout(res, 10));
+    const p = ex.progress('export-1')!;
+    expect(p).toMatchObject({ state: 'running', unit: 'rows', total: r.rows });
+    expect(p.done).toBeGreaterThan(0);
+    expect(p.done).toBeLessThan(r.rows);
+    expect(ex.cancel('export-1')).toBe(true);
+    const drain = async (): Promise<void> => {
+      for (let c = await file.next(); !c.done; c = await file.next());
+    };
+    await expect(drain()).rejects.toThrow(/cancelled/);
+    expect(ex.progress('export-1')).toBeUndefined();
+    // the worker is free: a whole export follows, its last report at the total
+    const seen: number[] = [];
+    let bytes = 0;
+    for await (const chunk of ex.exportFile(r.resultId, 'csv', 'export-2')) {
+      bytes += chunk.length;
+      const q = ex.progress('export-2');
+      if (q) seen.push(q.done);
+    }
+    expect(bytes).toBeGreaterThan(r.rows * 20);
+    expect(seen.length).toBeGreaterThan(0);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    expect(ex.progress('export-2')).toBeUndefined();
+    // a reader that stops early stops the worker's rendering too: the next call is answered
+    for await (const _ of ex.exportFile(r.resultId, 'csv')) break;
+    expect((await ex.page(r.resultId, 0, 1)).rows.length).toBe(1);
+  });
+
   it('reports progress in partitions, in order, ending at the total', async () => {
     const ex = await executor();
     const seen: Progress[] = [];

@@ -52,10 +52,10 @@ export function httpBackend(): BackendApi {
     addConnection: (spec) => json<ConnectionInfo[]>('app/api/connections', { method: 'POST', body: JSON.stringify(spec) }),
     useConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}/use`, { method: 'POST', body: '{}' }),
     removeConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    exportCsv: async (resultId, suggestedName, format = 'csv'): Promise<ExportResult> => {
+    exportCsv: async (resultId, suggestedName, format = 'csv', exportId): Promise<ExportResult> => {
       // A plain link download: the browser streams the file to disk without holding it in the page.
       const a = document.createElement('a');
-      a.href = `app/api/results/${encodeURIComponent(resultId)}/export/${format}?token=${encodeURIComponent(token())}&name=${encodeURIComponent(suggestedName)}`;
+      a.href = `app/api/results/${encodeURIComponent(resultId)}/export/${format}?token=${encodeURIComponent(token())}&name=${encodeURIComponent(suggestedName)}${exportId ? `&exportId=${encodeURIComponent(exportId)}` : ''}`;
       a.download = suggestedName;
       document.body.appendChild(a);
       a.click();

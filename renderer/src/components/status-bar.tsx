@@ -1,9 +1,10 @@
 /**
  * The status line: what the last call answered (rows and time, or the error with its code); while a
- * call runs longer than 200 ms, its progress (partitions read), elapsed time and a Cancel button.
+ * call runs longer than 200 ms, its progress (partitions read), elapsed time and a Cancel button; the
+ * same for an export being written (rows written).
  */
 import { useEffect, useState } from 'react';
-import { useStore } from '../store/store';
+import { type RunOk, useStore } from '../store/store';
 
 /** A call shows its progress once it has run this long. */
 const SHOW_AFTER_MS = 200;
@@ -36,6 +37,45 @@ function Running(): React.JSX.Element {
   );
 }
 
+/** The export being written, once it has taken 200 ms: rows written of the result's, elapsed time, Cancel. */
+function Exporting(): React.JSX.Element | null {
+  const exporting = useStore((s) => s.exporting);
+  const cancel = useStore((s) => s.cancelExport);
+  const [now, setNow] = useState(performance.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(performance.now()), 100);
+    return () => clearInterval(t);
+  }, []);
+  if (!exporting) return null;
+  const elapsed = now - exporting.started;
+  if (elapsed < SHOW_AFTER_MS) return <span data-testid="exporting">Exporting {exporting.name}…</span>;
+  const p = exporting.progress;
+  const share = p && p.total > 0 && p.unit === 'rows' ? p.done / p.total : null;
+  return (
+    <span className="running" data-testid="exporting">
+      <span className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={share === null ? undefined : Math.round(share * 100)} aria-label={`export of ${exporting.name}`}>
+        <span className={`progress-fill ${share === null ? 'indeterminate' : ''}`} style={share === null ? undefined : { width: `${(share * 100).toFixed(1)}%` }} />
+      </span>
+      <span data-testid="exporting-text">
+        {exporting.name} · {share === null ? 'writing' : `${p!.done.toLocaleString('en-US')} of ${p!.total.toLocaleString('en-US')} rows`} · {(elapsed / 1000).toFixed(1)} s
+      </span>
+      <button type="button" className="cancel-button" data-testid="cancel-export" onClick={() => cancel()} title="Stop writing the file">
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/** What the last call answered, on one line (its whole text as a tooltip when the line is cut). */
+function ResultLine({ result }: { readonly result: RunOk }): React.JSX.Element {
+  const text = `${result.rows.toLocaleString()} rows · ${result.elapsedMs.toFixed(1)} ms · ${result.header.api}${result.header.startTS ? ` · ${result.header.startTS} → ${result.header.endTS ?? ''}` : ''} · ${result.outputTZ}`;
+  return (
+    <span data-testid="rows" title={text}>
+      {text}
+    </span>
+  );
+}
+
 export function StatusBar(): React.JSX.Element {
   const running = useStore((s) => s.running);
   const result = useStore((s) => s.result);
@@ -54,14 +94,12 @@ export function StatusBar(): React.JSX.Element {
           error{failure.ac === null ? '' : ` ${failure.ac}`}: {failure.message}
         </span>
       ) : result ? (
-        <span data-testid="rows">
-          {result.rows.toLocaleString()} rows · {result.elapsedMs.toFixed(1)} ms · {result.header.api}
-          {result.header.startTS ? ` · ${result.header.startTS} → ${result.header.endTS ?? ''}` : ''} · {result.outputTZ}
-        </span>
+        <ResultLine result={result} />
       ) : (
         <span className="muted">Ready</span>
       )}
       <span className="spacer" />
+      <Exporting />
       {notice && <span data-testid="notice">{notice}</span>}
       {connection && (
         <span className={connection.kind === 'remote' ? 'connection-name remote' : 'connection-name muted'} data-testid="connection-name" title={connection.url ?? 'queries run in this app'}>

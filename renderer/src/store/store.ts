@@ -63,6 +63,8 @@ export interface AppState {
   chart: ChartChoice;
   selectedRow: number | null;
   notice: string | null;
+  /** The export being written: its id (progress, cancel), file name, start, rows, and its last progress report. */
+  exporting: { readonly id: string; readonly name: string; readonly started: number; readonly rows: number; readonly progress: QueryProgress | null } | null;
   /** The embedded engine and the remote gateways added this session. */
   connections: readonly ConnectionInfo[];
   /** Past runs, newest first (SPEC 9), and saved queries by name. */
@@ -88,8 +90,10 @@ export interface AppState {
   /** Closes the error panel, showing the previous result again. */
   dismissFailure(): void;
   exportCsv(): Promise<void>;
-  /** Exports the whole result as CSV or Parquet (SPEC 8). */
+  /** Exports the whole result as CSV, Arrow or Parquet (SPEC 8), with its progress in the status line. */
   exportResult(format: ExportFormat): Promise<void>;
+  /** Stops the export being written; false when none is. */
+  cancelExport(): boolean;
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
   openMemory(tab: 'history' | 'saved' | null): void;
@@ -153,6 +157,9 @@ const defaultChart = (r: RunOk): ChartChoice => {
   return { valueColumn: value, volumeColumn: volume, id: r.ids[0] ?? null };
 };
 
+/** A fresh id for a query or an export (its progress and cancel). */
+const newId = (): string => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `q${Date.now()}${Math.random()}`);
+
 export const useStore = create<AppState>((set, get) => ({
   info: null,
   infoError: null,
@@ -172,6 +179,7 @@ export const useStore = create<AppState>((set, get) => ({
   chart: { valueColumn: null, volumeColumn: null, id: null },
   selectedRow: null,
   notice: null,
+  exporting: null,
   connections: [],
   history: [],
   saved: [],
@@ -291,7 +299,7 @@ export const useStore = create<AppState>((set, get) => ({
       set({ formError: message, marks: Object.keys(fields).length ? { operation: spec.name, fields } : null });
       return;
     }
-    const id = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `q${Date.now()}${Math.random()}`;
+    const id = newId();
     set({ running: true, formError: null, marks: null, notice: null, query: { id, started: performance.now(), operation: spec.name }, progress: null });
     // progress is polled (the query runs on a worker; the page asks where it stands)
     const poll = setInterval(() => {
@@ -351,14 +359,53 @@ export const useStore = create<AppState>((set, get) => ({
     // the grid sorted by a header: the file has the rows in the grid's order
     const sorted = gridSorted?.baseId === result.resultId ? gridSorted : null;
     const how = sorted ? `, sorted by ${sorted.by}` : '';
-    // the desktop writes the file before it answers: say so meanwhile (the browser shows its own download)
-    set({ notice: `Exporting ${result.rows.toLocaleString('en-US')} rows to ${name}…` });
+    if (get().exporting) return;
+    const id = newId();
+    const rows = result.rows;
+    set({ exporting: { id, name, started: performance.now(), rows, progress: null }, notice: null });
+    // progress is polled as a query's is: rows written out of the result's (the worker renders the file)
+    let seen = false;
+    const finished = new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        void backend()
+          .progress(id)
+          .then((p) => {
+            const now = get().exporting;
+            if (now?.id !== id) return (clearInterval(poll), resolve());
+            if (p) {
+              seen = true;
+              set({ exporting: { ...now, progress: p } });
+            } else if (seen || performance.now() - now.started > 10_000) {
+              // written (a browser download: the page is not told when it ends), or never started
+              clearInterval(poll);
+              resolve();
+            }
+          })
+          .catch(() => undefined);
+      }, 200);
+    });
+    const done = (notice: string | null): void => {
+      if (get().exporting?.id === id) set({ exporting: null, notice });
+    };
     try {
-      const r = await backend().exportCsv(sorted?.resultId ?? result.resultId, name, format);
-      set({ notice: r.saved ? (r.path ? `Saved ${r.rows ?? result.rows} rows to ${r.path}${how}` : `Downloading ${name} (${result.rows} rows${how})`) : null });
+      const r = await backend().exportCsv(sorted?.resultId ?? result.resultId, name, format, id);
+      if (!r.saved) return done(null);
+      // the desktop answers once the file is written; the browser once its download has started
+      if (!r.path) await finished;
+      done(r.path ? `Saved ${(r.rows ?? rows).toLocaleString('en-US')} rows to ${r.path}${how}` : `Downloaded ${name} (${rows.toLocaleString('en-US')} rows${how})`);
     } catch (e) {
-      set({ notice: `Export failed: ${(e as Error).message}` });
+      const message = (e as Error).message;
+      done(/cancelled/.test(message) ? `Export of ${name} cancelled; no file written` : `Export failed: ${message}`);
     }
+  },
+
+  cancelExport() {
+    const e = get().exporting;
+    if (!e) return false;
+    void backend().cancel(e.id);
+    // a browser download is the browser's once started: the page stops waiting for it
+    set({ exporting: null, notice: `Export of ${e.name} cancelled` });
+    return true;
   },
 
   setChart(choice) {

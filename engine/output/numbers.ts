@@ -5,6 +5,7 @@
  * common shapes take arithmetic fast paths; anything else writes the string renderer's own text.
  */
 import { formatDate, NS_PER_DAY } from '../core/time.js';
+import { copyBytes, ViewCache } from './words.js';
 import { zoneOffsets } from '../core/tz.js';
 
 const TWO32 = 4294967296;
@@ -156,6 +157,14 @@ export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: nu
   let baseH = 0;
   let baseL = 0;
   let prefix = new Uint8Array(0);
+  // the second of the row before, within the day: rows in time order mostly share it, and then its
+  // text `YYYY-MM-DDTHH:MM:SS.` is copied whole and only the nine decimals are written
+  const second = new Uint8Array(TIMESTAMP_BYTES + 16);
+  let secondLen = 0;
+  const secondView = new DataView(second.buffer);
+  const views = new ViewCache();
+  let secondFrom = 1;
+  let secondTo = 0;
   const ge = (h: number, l: number, th: number, tl: number): boolean => h > th || (h === th && l >= tl);
   const setup = (ns: bigint): void => {
     const off = offsets.offsetAt(ns);
@@ -178,19 +187,27 @@ export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: nu
     const text = `${formatDate(Number(days))}T`;
     prefix = new Uint8Array(text.length);
     writeAscii(prefix, 0, text);
+    secondFrom = 1;
+    secondTo = 0;
   };
   return (b, p, hi, lo) => {
     lo >>>= 0; // the low word unsigned, as the bounds hold it
     if (!(ge(hi, lo, aH, aL) && !ge(hi, lo, bH, bL))) setup((BigInt(hi) << 32n) | BigInt(lo));
-    for (let k = 0; k < prefix.length; k++) b[p++] = prefix[k]!;
-    return writeNsOfDay(b, p, (hi - baseH) * TWO32 + (lo - baseL));
+    const ns = (hi - baseH) * TWO32 + (lo - baseL);
+    if (ns < secondFrom || ns >= secondTo) {
+      const sec = Math.floor(ns / 1e9);
+      secondFrom = sec * 1e9;
+      secondTo = secondFrom + 1e9;
+      second.set(prefix);
+      secondLen = writeSecondOfDay(second, prefix.length, sec);
+    }
+    p = copyBytes(views.view(b), b, p, secondView, second, 0, secondLen);
+    return writeFixed(b, p, ns - secondFrom, 9);
   };
 }
 
-/** Writes nanoseconds within a day as `HH:MM:SS.nnnnnnnnn`. */
-function writeNsOfDay(b: Uint8Array, p: number, ns: number): number {
-  const sec = Math.floor(ns / 1e9);
-  const frac = ns - sec * 1e9;
+/** Writes a second within a day as `HH:MM:SS.`. */
+function writeSecondOfDay(b: Uint8Array, p: number, sec: number): number {
   const h = (sec / 3600) >>> 0;
   const rest = sec - h * 3600;
   const m = (rest / 60) >>> 0;
@@ -201,5 +218,5 @@ function writeNsOfDay(b: Uint8Array, p: number, ns: number): number {
   b[p++] = 58;
   p = writeFixed(b, p, s, 2);
   b[p++] = 46;
-  return writeFixed(b, p, frac, 9);
+  return p;
 }

@@ -13,6 +13,7 @@ import { csvField } from '../service/csv.js';
 import { dictBytes } from './dict-bytes.js';
 import { writeAscii, writeFloat, writeInt, writeLongWords, timestampWriter } from './numbers.js';
 import { Out, utf8 } from './out.js';
+import { copyBytes, putWords, ViewCache, type Words, wordsOf } from './words.js';
 
 /**
  * Writes the cell of base row r at p and returns the position after it. A fixed-width cell (numbers,
@@ -92,7 +93,7 @@ function blockLoader(c: Column, index: Int32Array | null, blk: Block): (from: nu
 }
 
 /** A column's cell writer (reading its block) for JSON values or CSV fields, and whether its width is fixed. */
-function cellWriter(c: Column, index: Int32Array | null, blk: Block, zone: string, format: Format): { write: CellWriter; fixed: boolean } {
+function cellWriter(c: Column, index: Int32Array | null, blk: Block, zone: string, format: Format, rows: number): { write: CellWriter; fixed: boolean } {
   const json = format === 'json';
   const nul = json ? 'null' : '';
   const fixed = (write: CellWriter) => ({ write, fixed: true });
@@ -160,7 +161,7 @@ function cellWriter(c: Column, index: Int32Array | null, blk: Block, zone: strin
       });
     }
     case 'symbol':
-      return { write: symbolWriter(blk, c.dict, json), fixed: false };
+      return { write: symbolWriter(blk, c.dict, json, rows), fixed: false };
     case 'string': {
       const v = c.values;
       return {
@@ -198,7 +199,9 @@ const encoder = new TextEncoder();
  * a byte that needs escaping (JSON: a quote, backslash or control character; CSV: a quote, comma or
  * line break); such an entry is written through JSON.stringify or csvField instead.
  */
-function symbolWriter(blk: Block, dict: Dict, json: boolean): CellWriter {
+function symbolWriter(blk: Block, dict: Dict, json: boolean, rows: number): CellWriter {
+  // a dictionary small beside the rows: every entry's cell text rendered once, then copied
+  if (dict.length <= SMALL_DICT && dict.length * 4 <= rows) return renderedSymbolWriter(blk, renderedEntries(dict, json));
   const bytes = dictBytes(dict);
   return (b, p, r) => {
     const code = (blk.a as Int32Array)[r]!;
@@ -222,6 +225,56 @@ function symbolWriter(blk: Block, dict: Dict, json: boolean): CellWriter {
   };
 }
 
+/** Most entries of a dictionary whose cells are rendered once per entry rather than once per row. */
+const SMALL_DICT = 1 << 16;
+
+/** Every entry of a dictionary as its cell's bytes (quoted and escaped for JSON, a CSV field), end to end. */
+function renderedEntries(dict: Dict, json: boolean): { readonly text: Uint8Array; readonly offsets: Int32Array } {
+  const bytes = dictBytes(dict);
+  const offsets = new Int32Array(dict.length + 1);
+  let text = new Uint8Array(Math.max(64, dict.length * 16));
+  let p = 0;
+  for (let code = 0; code < dict.length; code++) {
+    bytes.at(code);
+    const { data, start, end } = bytes;
+    if (p + (end - start) * 6 + 8 > text.length) {
+      const grown = new Uint8Array(Math.max(text.length * 2, p + (end - start) * 6 + 8));
+      grown.set(text.subarray(0, p));
+      text = grown;
+    }
+    let plain = !json || bytes.exact;
+    for (let k = start; k < end && plain; k++) {
+      const x = data[k]!;
+      plain = json ? !(x < 32 || x === 34 || x === 92) : !(x === 34 || x === 44 || x === 10 || x === 13);
+    }
+    if (plain) {
+      if (json) text[p++] = 34;
+      text.set(data.subarray(start, end), p);
+      p += end - start;
+      if (json) text[p++] = 34;
+    } else {
+      const s = dict.get(code);
+      p += encoder.encodeInto(json ? JSON.stringify(s) : csvField(s), text.subarray(p)).written;
+    }
+    offsets[code + 1] = p;
+  }
+  return { text, offsets };
+}
+
+/** Symbols of a small dictionary: each cell a copy of its entry's rendered bytes. */
+function renderedSymbolWriter(blk: Block, entries: { readonly text: Uint8Array; readonly offsets: Int32Array }): CellWriter {
+  const { text, offsets } = entries;
+  const sv = new DataView(text.buffer, text.byteOffset, text.byteLength);
+  const views = new ViewCache();
+  return (b, p, r) => {
+    const code = (blk.a as Int32Array)[r]!;
+    const from = offsets[code]!;
+    const to = offsets[code + 1]!;
+    if (p + to - from > b.length) return -1;
+    return copyBytes(views.view(b), b, p, sv, text, from, to);
+  };
+}
+
 /**
  * Renders rows into an Out's buffer: per row, the separators and keys (prepared bytes) and each
  * column's cell, through the row index its columns share (a view's) or each its own.
@@ -231,6 +284,8 @@ class RowRenderer {
   private readonly loaders: Array<(from: number, to: number) => void>;
   /** Bytes before each cell (JSON: `{"name":` or `,"name":`; CSV: a comma after the first). */
   private readonly before: Uint8Array[];
+  private readonly beforeWords: Words[];
+  private readonly views = new ViewCache();
   private readonly rowStart: number;
   private readonly rowEnd: number;
   /** Room a row's fixed part needs: its separators, keys and fixed-width cells. */
@@ -246,7 +301,7 @@ class RowRenderer {
   ) {
     const writers = t.sources().map(({ column, index }) => {
       const blk: Block = { a: new Uint8Array(0), from: 0 };
-      return { load: blockLoader(column, index, blk), ...cellWriter(column, index, blk, zone, format) };
+      return { load: blockLoader(column, index, blk), ...cellWriter(column, index, blk, zone, format, t.length) };
     });
     this.loaders = writers.map((w) => w.load);
     if (format === 'json') {
@@ -258,6 +313,7 @@ class RowRenderer {
       this.rowStart = -1;
       this.rowEnd = 10; // line feed
     }
+    this.beforeWords = this.before.map(wordsOf);
     this.cells = writers.map((w) => w.write);
     this.reserve = 2 + writers.reduce((sum, w, j) => sum + this.before[j]!.length + (w.fixed ? CELL_MAX : 0), 0);
   }
@@ -267,11 +323,12 @@ class RowRenderer {
    * is written before each row but the first of the output (JSON's comma between objects).
    */
   fill(o: Out, from: number, sep: number): number {
-    const { cells, before, rowStart, rowEnd, reserve } = this;
+    const { cells, beforeWords, rowStart, rowEnd, reserve } = this;
     const n = this.t.length;
     const ncol = cells.length;
     const soft = o.chunkBytes;
     let b = o.buf;
+    let dv = this.views.view(b);
     let p = o.pos;
     let i = from;
     while (i < n) {
@@ -281,13 +338,19 @@ class RowRenderer {
         if (p > 0) break; // hand over what is written, then this row in the next buffer
         o.grow(reserve);
         b = o.buf;
+        dv = this.views.view(b);
       }
       const r = i - this.blockFrom;
       if (sep >= 0 && i > 0) b[p++] = sep;
       if (rowStart >= 0) b[p++] = rowStart;
       for (let j = 0; j < ncol && p >= 0; j++) {
-        const key = before[j]!;
-        for (let k = 0; k < key.length; k++) b[p++] = key[k]!;
+        const key = beforeWords[j]!;
+        // room for the key and a fixed-width cell (a variable one checks its own): else the row again
+        if (p + key.length + CELL_MAX > b.length) {
+          p = -1;
+          break;
+        }
+        p = putWords(dv, b, p, key);
         p = cells[j]!(b, p, r);
       }
       if (p < 0 || p + 1 > b.length) {
@@ -296,6 +359,7 @@ class RowRenderer {
         if (p > 0) break;
         o.grow(b.length * 2);
         b = o.buf;
+        dv = this.views.view(b);
         continue;
       }
       b[p++] = rowEnd;

@@ -132,12 +132,15 @@ function render(format: 'json' | 'csv', t: Table, zone: string, chunkBytes: numb
 describe('byte renderers', () => {
   for (const zone of ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata']) {
     it(`write JSON and CSV byte for byte as the string renderers, in ${zone}`, () => {
-      const t = generated(3000, zone.length);
-      // a small chunk size exercises chunk boundaries inside rows and cells
-      for (const chunk of [1 << 20, 97]) {
-        expect(render('json', t, zone, chunk).equals(Buffer.from(legacyPayloadJson(t, zone)))).toBe(true);
-        expect(render('csv', t, zone, chunk).equals(Buffer.from(legacyCsv(t, zone)))).toBe(true);
+      // 3000 rows: each small dictionary's cells rendered once per entry; 40 rows: per cell
+      for (const t of [generated(3000, zone.length), generated(40, zone.length + 1)]) {
+        // a small chunk size exercises chunk boundaries inside rows and cells
+        for (const chunk of [1 << 20, 97]) {
+          expect(render('json', t, zone, chunk).equals(Buffer.from(legacyPayloadJson(t, zone)))).toBe(true);
+          expect(render('csv', t, zone, chunk).equals(Buffer.from(legacyCsv(t, zone)))).toBe(true);
+        }
       }
+      const t = generated(3000, zone.length);
       expect(JSON.parse(render('json', t, zone, 1 << 16).toString())).toHaveLength(3000);
     });
   }

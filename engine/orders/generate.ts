@@ -8,12 +8,16 @@
  * Market data is read per batch of instruments (instrumentBatchSz; default all at once): only that
  * batch's Quote and Trade rows, over the span its orders need, in buffers of their own outside the
  * shared column cache, dropped before the next batch.
+ *
+ * On the executor, the instruments split across its idle workers (contiguous ranges of about equal
+ * events, as a getStats splits by identifier): each part computes its instruments' rows, and the
+ * worker that took the call merges them in the same order and writes them all in its one commit.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
 import { floats, type SymbolColumn } from '../core/column.js';
 import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
-import { checkpoint, quietly, reportProgress } from '../core/query-hooks.js';
+import { checkpoint, currentShard, inShard, parallelism, quietly, reportProgress, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { formatDate, NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay } from '../core/time.js';
 import { andPredicates, compileClauses } from '../ops/filter/compile.js';
@@ -21,6 +25,7 @@ import type { QueryResult } from '../ops/result.js';
 import { filterPredicate, gatherColumns } from '../ops/select/args.js';
 import { selectRows } from '../ops/select/select.js';
 import { sortTable } from '../ops/sort.js';
+import { shardsOf } from '../parallel/split.js';
 import { resolveTimestamp, type Window } from '../ops/window.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import { loadAll } from '../storage/append.js';
@@ -31,6 +36,13 @@ import { InMemoryMarketView } from './market-view.js';
 
 const ORDER_COLUMNS = ['eventTimestamp', 'instrumentID', 'orderID', 'eventType', 'side', 'orderQty', 'lastQty', 'lastPx'] as const;
 const NS_PER_S = 1_000_000_000n;
+/** Most parts of a split generate. */
+const MAX_PARTS = 8;
+/**
+ * Market data rows read per order event, roughly (the demo: about 50): a generate splits when its
+ * events times this reach the splitMinRows setting.
+ */
+const EVENTS_TO_ROWS = 50;
 
 /** The window of New events: dt (a UTC day) or startTS and endTS, exactly one of the two forms. */
 export function generateWindow(args: DecodedArgs): Window {
@@ -73,7 +85,10 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
   if (batch !== undefined && batch < 1) throw argError('badValue', 'instrumentBatchSz', batch, 'is not positive', 'an integer >= 1 (instruments per batch), or omit it for all at once');
   const regen = args.get('regenExistingIDs', 'boolean') === true || db.config.mapToCompositeTicker;
 
-  const rows = queryArena.scoped(() => computeRows(db, source, args, window, batch));
+  const shard = currentShard();
+  const rows = queryArena.scoped(() => computeRows(db, source, args, window, batch, shard));
+  // one part of a split generate: its instruments' rows go back to the call, which writes them all
+  if (shard) return { table: rows, outputTZ: 'UTC', window, tableName: 'OrderAnalytics', timeColumn: 'strikeTime', idColumn: 'instrumentID' };
   const out = db.config.mapToCompositeTicker ? mapComposite(rows, db.config.compositeTickerMap) : rows;
   const target = db.table('OrderAnalytics');
   if (out.length > 0 || regen) db.commit(() => changesFor(db, target, out, regen));
@@ -81,7 +96,7 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
 }
 
 /** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
-function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined): Table {
+function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
   const ids = args.get('idList', 'symbols');
   const newOnly = compileClauses([{ fn: '=', column: 'eventType', value: 'New', source: 'New' }], source, 'UTC', 'table');
   const predicate = andPredicates([newOnly, filterPredicate(source, args, 'UTC')]);
@@ -105,18 +120,39 @@ function computeRows(db: Database, source: TableSchema, args: DecodedArgs, windo
   const inst = events.col('instrumentID') as SymbolColumn;
   const instOf = Array.from(inst.codes, (c) => inst.dict.get(c));
   const instruments = [...new Set(instOf)].sort();
-  const size = batch ?? instruments.length;
+  // a part computes its range of instruments; the whole call may hand ranges to idle workers
+  let mine = shard ? instruments.filter((id) => inShard(shard, id)) : instruments;
+  let others: (() => Table[]) | null = null;
+  const par = shard ? undefined : parallelism();
+  if (par && instruments.length >= 2 && events.length * EVENTS_TO_ROWS >= par.minRows && args.raw !== undefined) {
+    const helpers = par.reserve(Math.min(MAX_PARTS, instruments.length) - 1);
+    if (helpers > 0) {
+      const counts = new Map<string, number>();
+      for (const id of instOf) counts.set(id, (counts.get(id) ?? 0) + 1);
+      const shards = shardsOf(
+        instruments.map((id) => [id, counts.get(id)!] as const),
+        helpers + 1,
+      );
+      par.dispatch(shards.slice(1).map((s) => ({ operation: 'generateOrderAnalytics', args: args.raw, shard: s })));
+      if (shards.length > 1) {
+        mine = instruments.filter((id) => inShard(shards[0]!, id));
+        others = () => par.collect().map((r) => r.table);
+      }
+    }
+  }
+  const size = batch ?? mine.length;
   const parts: Table[] = [];
-  reportProgress(0, instruments.length, 'instruments');
-  for (let b = 0; b < instruments.length; b += size) {
+  reportProgress(0, mine.length, 'instruments');
+  for (let b = 0; b < mine.length; b += size) {
     checkpoint();
-    const these = new Set(instruments.slice(b, b + size));
+    const these = new Set(mine.slice(b, b + size));
     const rowsOf: number[] = [];
     for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
     const sub = events.take(Int32Array.from(rowsOf));
     parts.push(computeOrderAnalytics(sub, quietly(() => marketFor(db, sub, [...these]))));
-    reportProgress(Math.min(instruments.length, b + size), instruments.length, 'instruments');
+    reportProgress(Math.min(mine.length, b + size), mine.length, 'instruments');
   }
+  if (others) parts.push(...others());
   const all = Table.concat(orderAnalyticsColumns(), parts);
   return sortTable(all, [
     { dir: 'asc', column: 'strikeTime' },

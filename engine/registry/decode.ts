@@ -196,6 +196,8 @@ export class DecodedArgs {
   constructor(
     readonly op: OperationSpec,
     private readonly values: ReadonlyMap<string, unknown>,
+    /** The arguments as given (sent as they are to the workers running parts of a split query). */
+    readonly raw: unknown = undefined,
   ) {}
 
   has(name: string): boolean {
@@ -245,7 +247,7 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
       throw new TickscopeError('missingArgument', `${spec.name}: is required by ${op.name}; ${spec.doc}`);
     }
   }
-  return new DecodedArgs(op, values);
+  return new DecodedArgs(op, values, raw);
 }
 
 /** True when a decoded value is the argument's documented default (so giving it changes nothing). */

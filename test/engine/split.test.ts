@@ -148,6 +148,23 @@ describe('a query split across workers', () => {
     }
   });
 
+  it('splits generateOrderAnalytics by instrument ranges and writes the merged rows once, as the whole call does', async () => {
+    const ex = await executor();
+    const args = { table: 'Order', startTS: '2024.01.01', endTS: '2030.01.01', regenExistingIDs: true };
+    const summary = { table: 'OrderAnalytics', startTS: '2024.01.01', endTS: '2030.01.01', groupBy: [], summaryFunctions: ['orderCount'], agg: { n: ['count', 'orderID'] } };
+    // in this thread, whole: the rows written (replacing those of the same orders)
+    const whole = json(engine.call('generateOrderAnalytics', args));
+    const held = json(engine.call('getOrderAnalyticSummary', summary));
+    const before = ex.partsRun;
+    const split = result(await ex.call('generateOrderAnalytics', args));
+    expect(ex.partsRun, 'generate did not split').toBeGreaterThan(before);
+    expect(split.table.length).toBeGreaterThan(100);
+    expect(firstDifference(json(split), whole)).toBe('');
+    // one commit of every part's rows: the same orders held, none lost or doubled
+    expect(json(Engine.open([db]).call('getOrderAnalyticSummary', summary))).toBe(held);
+    expect(JSON.parse(held)).toEqual([{ orderCount: split.table.length, n: split.table.length }]);
+  });
+
   it('holds a split result for paging like any other', async () => {
     const ex = await executor();
     const args = { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume'], fill: 'forward' };

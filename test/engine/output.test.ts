@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/db.js';
 import type { Column } from '../../engine/core/column.js';
 import { ConcatDict, type Dict, dictOf, PickDict, Utf8Dict } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
-import { writeFloat } from '../../engine/output/numbers.js';
+import { writeFloat, writeLongWords } from '../../engine/output/numbers.js';
 import { textChunks } from '../../engine/output/text.js';
 import { legacyCsv, legacyPayloadJson } from '../helpers/legacy-output.js';
 import { Rng } from '../../engine/demo/rng.js';
@@ -170,6 +170,26 @@ describe('byte renderers', () => {
       const p = writeFloat(b, 0, x);
       const got = dec.decode(b.subarray(0, p));
       if (got !== String(x)) expect(got, `float bits of ${x}`).toBe(String(x));
+    }
+  });
+
+  it('write every long exactly, at each digit count and its edges, written at any offset', () => {
+    const r = rng(7);
+    const dec = new TextDecoder();
+    const values: bigint[] = [0n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n) + 1n];
+    for (let k = 1n, p = 0; p < 19; k *= 10n, p++) {
+      values.push(k - 1n, k, k + 1n, k + BigInt(Math.floor(r() * Number(k > 2n ** 50n ? 2n ** 50n : k))), 10n * k - 1n);
+    }
+    for (let i = 0; i < 100_000; i++) values.push(BigInt(Math.floor(r() * 2 ** 53)) >> BigInt(Math.floor(r() * 50)));
+    const b = new Uint8Array(80);
+    for (const v of values.filter((x) => x < 2n ** 63n)) {
+      for (const x of [v, -v]) {
+        const w = new Int32Array(BigInt64Array.of(x).buffer);
+        const at = Number(x & 7n);
+        const end = writeLongWords(b, at, w[1]!, w[0]!);
+        const got = dec.decode(b.subarray(at, end));
+        if (got !== String(x)) expect(got, `long ${x}`).toBe(String(x));
+      }
     }
   });
 });

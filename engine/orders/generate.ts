@@ -271,6 +271,7 @@ function readSeries(
 }
 
 function concatSeries(chunks: ReadonlyArray<{ time: BigInt64Array; values: Float64Array[] }>, width: number): { time: BigInt64Array; values: Float64Array[] } {
+  if (chunks.length === 1) return chunks[0]!;
   const n = chunks.reduce((s, c) => s + c.time.length, 0);
   const time = new BigInt64Array(n);
   const values = Array.from({ length: width }, () => new Float64Array(n));
@@ -283,14 +284,24 @@ function concatSeries(chunks: ReadonlyArray<{ time: BigInt64Array; values: Float
   return { time, values };
 }
 
+/** The first row at or after `from` of rows [a, n) of ascending times whose time is at least `t` (binary search). */
+function firstAtLeast(time: BigInt64Array, a: number, t: bigint): number {
+  let hi = time.length;
+  while (a < hi) {
+    const mid = (a + hi) >>> 1;
+    if (time[mid]! < t) a = mid + 1;
+    else hi = mid;
+  }
+  return a;
+}
+
 /** Rows with from <= time <= to; with `keepBefore`, the last row before it stays too. */
 function clip(s: { time: BigInt64Array; values: Float64Array[] }, from: bigint | undefined, to: bigint, keepBefore: bigint | undefined): { time: BigInt64Array; values: Float64Array[] } {
-  let a = 0;
+  // times ascend (a partition's identifier run is in time order, partitions by date)
   const lower = from ?? keepBefore ?? NEG_INF_TS;
-  while (a < s.time.length && s.time[a]! < lower) a++;
+  let a = firstAtLeast(s.time, 0, lower);
   if (keepBefore !== undefined && a > 0) a--;
-  let b = s.time.length;
-  while (b > a && s.time[b - 1]! > to) b--;
+  const b = to >= POS_INF_TS ? s.time.length : firstAtLeast(s.time, a, to + 1n);
   if (a === 0 && b === s.time.length) return s;
   return { time: s.time.slice(a, b), values: s.values.map((v) => v.slice(a, b)) };
 }

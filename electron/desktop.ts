@@ -45,6 +45,9 @@ const str = (v: unknown, name: string): string => {
 /** Writes CSV chunks to a file, respecting back-pressure; returns the line count less the header. */
 async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
   // written beside the target and renamed when whole: a cancelled or failed export leaves no part file
+  const it = chunks[Symbol.asyncIterator]();
+  // the first chunk before any file: an export that fails at once (an unknown result) creates nothing
+  let next = await it.next();
   const part = `${path}.part`;
   const out = createWriteStream(part);
   const done = new Promise<void>((resolve, reject) => {
@@ -53,7 +56,8 @@ async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Pro
   });
   let lines = 0;
   try {
-    for await (const chunk of chunks) {
+    for (; !next.done; next = await it.next()) {
+      const chunk = next.value;
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     }
@@ -61,8 +65,14 @@ async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Pro
     await done;
     await rename(part, path);
   } catch (e) {
-    out.destroy();
+    // closed (its open finished) before it is removed, so nothing recreates it
+    await new Promise<void>((resolve) => {
+      if (out.closed) return resolve();
+      out.once('close', () => resolve());
+      out.destroy();
+    });
     await rm(part, { force: true });
+    await it.return?.();
     throw e;
   }
   // the header line is not a row

@@ -66,11 +66,12 @@ export function textCells(c: Column, outputTZ: string, nullText = ''): (i: numbe
   }
 }
 
+/** A list cell as JSON: null as null, infinities as "inf" and "-inf" (as a float cell's are: JSON has no infinity). */
 function listJson(values: Float64Array, a: number, b: number): string {
   let s = '[';
   for (let k = a; k < b; k++) {
     const x = values[k]!;
-    s += (k > a ? ',' : '') + (x !== x ? 'null' : String(x));
+    s += (k > a ? ',' : '') + (x !== x ? 'null' : x === Infinity ? '"inf"' : x === -Infinity ? '"-inf"' : String(x));
   }
   return `${s}]`;
 }

@@ -173,6 +173,12 @@ describe('byte renderers', () => {
     }
   });
 
+  it('write infinities inside float lists as "inf" and "-inf", so the JSON parses', () => {
+    const t = new Table(['l'], [{ type: 'float[]', offsets: Int32Array.of(0, 3, 3, 5), values: Float64Array.of(1.5, Infinity, NaN, -Infinity, 2) }]);
+    expect(JSON.parse(render('json', t, 'UTC', 1 << 16).toString())).toEqual([{ l: [1.5, 'inf', null] }, { l: [] }, { l: ['-inf', 2] }]);
+    expect(render('csv', t, 'UTC', 1 << 16).toString()).toBe('l\n"[1.5,""inf"",null]"\n[]\n"[""-inf"",2]"\n');
+  });
+
   it('write every long exactly, at each digit count and its edges, written at any offset', () => {
     const r = rng(7);
     const dec = new TextDecoder();

@@ -124,6 +124,8 @@ export interface PageResponse {
   readonly offset: number;
   /** Cells rendered as text exactly as in the CSV export; null is the empty string. */
   readonly rows: ReadonlyArray<readonly string[]>;
+  /** A sorted copy's page (sort): each row's number in the result it was sorted from. */
+  readonly baseRows?: readonly number[];
 }
 
 export interface ChartRequest {

@@ -13,6 +13,8 @@ export interface QueryResult {
   readonly idColumn: string;
   /** getStats: the grouping columns of the result. */
   readonly groupColumns?: readonly string[];
+  /** A held result sorted by the grid: each row's number in the result it was sorted from. */
+  readonly baseRows?: Int32Array;
   /** One part of a split getTicks: the columns it wrote into its shard's shared output. */
   readonly wroteInto?: readonly string[];
 }

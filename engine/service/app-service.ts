@@ -70,6 +70,9 @@ const ROW_BYTES: Readonly<Record<string, number>> = {
   float: 8, long: 8, timestamp: 8, timespan: 8, int: 4, date: 4, symbol: 4, boolean: 1, string: 24, 'float[]': 48, 'long[]': 48,
 };
 
+/** The row numbers a sort carries through (no result column can be named so). */
+const ROW_NUMBER = '\0row';
+
 export class AppService {
   private readonly results = new Map<string, QueryResult>();
 
@@ -148,7 +151,13 @@ export class AppService {
     const req = requestInfo('sort');
     try {
       const keys = decodeSortKeys(sortCols);
-      return this.hold(req, { ...r, table: sortTable(r.table, keys) }, performance.now());
+      // the rows' numbers ride along (a column no result can name), so the copy knows where each row came from
+      const n = r.table.length;
+      const numbered = r.table.with(ROW_NUMBER, { type: 'int', data: Int32Array.from({ length: n }, (_, i) => i) });
+      const sorted = sortTable(numbered, keys);
+      const order = (sorted.col(ROW_NUMBER) as { data: Int32Array }).data;
+      const baseRows = r.baseRows ? order.map((i) => r.baseRows![i]!) : order;
+      return this.hold(req, { ...r, table: sorted.select(r.table.names), baseRows }, performance.now());
     } catch (e) {
       return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
     }
@@ -176,7 +185,7 @@ export class AppService {
     const cells = r.table.readers((c) => textCells(c, r.outputTZ));
     const rows: string[][] = [];
     for (let i = from; i < to; i++) rows.push(cells.map((f) => f(i)));
-    return { offset: from, rows };
+    return r.baseRows ? { offset: from, rows, baseRows: Array.from(r.baseRows.subarray(from, to)) } : { offset: from, rows };
   }
 
   /** A chart series of a result as Arrow IPC bytes (see ChartBytes in the contract). */

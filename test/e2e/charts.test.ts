@@ -183,6 +183,19 @@ describe('chart readouts', () => {
     await bar.click();
     await expect.poll(() => bar.getAttribute('class')).toContain('selected');
     await expect.poll(() => page.locator('[data-testid="grid"] .grid-row.selected').textContent()).toContain('MSFT');
+    // the grid sorted by a header: a row picked there is picked on the bars too, and the grid stays sorted
+    await page.click('[data-testid="grid"] [data-col="sumVolume"] .grid-hname');
+    await expect.poll(() => page.locator('[data-testid="grid-sort-sumVolume"]').count()).toBe(1);
+    // (a row of another group than the one selected: the bars must move to it)
+    const ascending = [...payload].sort((a, b) => Number(a['sumVolume']) - Number(b['sumVolume'])).map((r) => r['instrumentID'] as string);
+    const at = ascending.findIndex((g) => g !== 'MSFT');
+    const picked = ascending[at]!;
+    await expect.poll(() => page.locator(`[data-testid="grid"] [data-row="${at}"]`).textContent()).toContain(picked);
+    await page.click(`[data-testid="grid"] [data-row="${at}"]`);
+    await expect.poll(() => page.locator(`[data-testid="bar-panel"][data-column="lastPrice"] [data-testid="bar"][data-group="${picked}"]`).getAttribute('class')).toContain('selected');
+    expect(await page.locator('[data-testid="grid-sort-sumVolume"]').count()).toBe(1);
+    await page.click('[data-testid="grid"] [data-col="sumVolume"] .grid-hname');
+    await page.click('[data-testid="grid"] [data-col="sumVolume"] .grid-hname');
     await page.click('[data-testid="bar-sort-value"]');
     await shots('bars', () => page.locator('[data-testid="bar-panel"][data-column="sumVolume"] [data-testid="bar"]').nth(3).hover());
   });

@@ -24,6 +24,25 @@ const run = (idList: string[]): string => {
 };
 
 describe('results held by the backend', () => {
+  it('sorts a held result into a copy whose pages say where each row came from, through a second sort too', () => {
+    const base = run(['A', 'B']);
+    const byPrice = app.sort(base, ['desc', 'price']);
+    if (!byPrice.ok) throw new Error(byPrice.header.ai);
+    // prices 10.5, 20.25, 10.75 in time order: descending, the rows 1, 2, 0 of the result
+    const price = byPrice.columns.findIndex((c) => c.name === 'price');
+    const page = app.page(byPrice.resultId, 0, 3);
+    expect(page.rows.map((r) => r[price])).toEqual(['20.25', '10.75', '10.5']);
+    expect(page.baseRows).toEqual([1, 2, 0]);
+    expect(page.rows.map((r) => r[0])).toEqual(['2024-03-06T14:00:01.000000002', '2024-03-06T14:00:02.000000003', '2024-03-06T14:00:00.000000001']);
+    expect(app.page(byPrice.resultId, 1, 1).baseRows).toEqual([2]);
+    // a copy sorted again still names the first result's rows; the result itself has no numbers
+    const byVolume = app.sort(byPrice.resultId, ['asc', 'volume']);
+    if (!byVolume.ok) throw new Error(byVolume.header.ai);
+    expect(app.page(byVolume.resultId, 0, 3).baseRows).toEqual([0, 1, 2]);
+    expect(app.page(base, 0, 3).baseRows).toBeUndefined();
+    expect(byPrice.columns.map((c) => c.name)).not.toContain('\0row');
+  });
+
   it('keeps a result that is used while newer lookups come and go', () => {
     const kept = run(['A']);
     const first = run(['B']);

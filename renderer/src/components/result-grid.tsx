@@ -12,6 +12,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RunResponse } from '../../../engine/contract';
+import { backend } from '../backend';
 import { copyText } from '../clipboard';
 import { nextSort } from '../grid/column-layout';
 import { CELL_PAD, columnFormats, ROW_HEIGHT } from '../grid/layout';
@@ -95,6 +96,9 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
   const own = useRef<number | null>(null);
   const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
   const onOpen = sorted ? undefined : openRow;
+  /** The result or sorted copy shown now (an answer about another one is dropped). */
+  const shownId = useRef<string | null>(null);
+  shownId.current = shown?.resultId ?? null;
 
   useEffect(() => {
     setRange(null);
@@ -150,7 +154,19 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
   const pick = (row: number): void => {
     if (sorted && shown) {
       setSortedRow(row);
-      onSortedSelect?.(row, shown);
+      if (onSortedSelect) return onSortedSelect(row, shown);
+      // the chart follows: the row's number in the result (the sorted copy's page says it), selected
+      // there without taking the grid out of its order
+      const copy = shown.resultId;
+      void backend()
+        .page(copy, row, 1)
+        .then((p) => {
+          const base = p.baseRows?.[0];
+          if (base === undefined || shownId.current !== copy) return;
+          lastSelected.current = base;
+          selectRow(base);
+        })
+        .catch(() => undefined);
     } else selectRow(row);
   };
 

@@ -31,17 +31,78 @@ import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
 import { dictBytes } from '../output/dict-bytes.js';
 
-/** Validity bitmap (bit set = valid) and null count from a per-row null test. */
-function validity(n: number, isNull: (i: number) => boolean): { nullBitmap: Uint8Array; nullCount: number } {
-  const nullBitmap = new Uint8Array(Math.ceil(n / 8)).fill(0xff);
+type Validity = { nullBitmap: Uint8Array; nullCount: number };
+
+/** No nulls: no bitmap at all (Arrow reads every row as valid). */
+const ALL_VALID: Validity = { nullBitmap: new Uint8Array(0), nullCount: 0 };
+
+/** The bitmap (bit set = valid) once row `first` is found null; rows before it are valid. */
+function bitmapFrom(n: number, first: number): Uint8Array {
+  const bits = new Uint8Array(Math.ceil(n / 8)).fill(0xff);
+  bits[first >> 3]! &= ~(1 << (first & 7));
+  return bits;
+}
+
+/** Validity bitmap and null count from a per-row null test (the columns of few rows: strings). */
+function validity(n: number, isNull: (i: number) => boolean): Validity {
+  let bits: Uint8Array | null = null;
   let nullCount = 0;
   for (let i = 0; i < n; i++) {
-    if (isNull(i)) {
-      nullBitmap[i >> 3]! &= ~(1 << (i & 7));
+    if (!isNull(i)) continue;
+    if (bits) bits[i >> 3]! &= ~(1 << (i & 7));
+    else bits = bitmapFrom(n, i);
+    nullCount++;
+  }
+  return bits ? { nullBitmap: bits, nullCount } : ALL_VALID;
+}
+
+/** Validity of float64 data: NaN is null (a tight loop; no bitmap without a null). */
+function floatValidity(d: Float64Array, n: number): Validity {
+  let i = 0;
+  while (i < n && d[i] === d[i]) i++;
+  if (i === n) return ALL_VALID;
+  const bits = bitmapFrom(n, i);
+  let nullCount = 1;
+  for (i++; i < n; i++) {
+    if (d[i] !== d[i]) {
+      bits[i >> 3]! &= ~(1 << (i & 7));
       nullCount++;
     }
   }
-  return { nullBitmap, nullCount };
+  return { nullBitmap: bits, nullCount };
+}
+
+/** Validity of 64-bit words (hi, lo pairs): the null is hi = -2^31, lo = 0. */
+function wordsValidity(w: Int32Array, n: number): Validity {
+  let i = 0;
+  while (i < n && !(w[2 * i + 1] === -2147483648 && w[2 * i] === 0)) i++;
+  if (i === n) return ALL_VALID;
+  const bits = bitmapFrom(n, i);
+  let nullCount = 1;
+  for (i++; i < n; i++) {
+    if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) {
+      bits[i >> 3]! &= ~(1 << (i & 7));
+      nullCount++;
+    }
+  }
+  return { nullBitmap: bits, nullCount };
+}
+
+/** Validity of int32 data (ints, dates, or symbol codes against a per-code null mark). */
+function intValidity(d: Int32Array, n: number, nullCode?: Uint8Array): Validity {
+  const isNull = (x: number): boolean => (nullCode ? nullCode[x] === 1 : x === -2147483648);
+  let i = 0;
+  while (i < n && !isNull(d[i]!)) i++;
+  if (i === n) return ALL_VALID;
+  const bits = bitmapFrom(n, i);
+  let nullCount = 1;
+  for (i++; i < n; i++) {
+    if (isNull(d[i]!)) {
+      bits[i >> 3]! &= ~(1 << (i & 7));
+      nullCount++;
+    }
+  }
+  return { nullBitmap: bits, nullCount };
 }
 
 function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
@@ -120,11 +181,10 @@ export interface ArrowOptions {
 /** One column's Arrow data. */
 function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataType> {
   if (opts.exact && c.type === 'long') {
-    const w = int32Pairs(c.data);
-    return makeData({ type: new Int64(), length: n, data: c.data, ...validity(n, (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0) }) as Data<DataType>;
+    return makeData({ type: new Int64(), length: n, data: c.data, ...wordsValidity(int32Pairs(c.data), n) }) as Data<DataType>;
   }
   if (opts.exact && c.type === 'int') {
-    return makeData({ type: new Int32(), length: n, data: c.data, ...validity(n, (i) => c.data[i] === -2147483648) }) as Data<DataType>;
+    return makeData({ type: new Int32(), length: n, data: c.data, ...intValidity(c.data, n) }) as Data<DataType>;
   }
   switch (c.type) {
     case 'float':
@@ -132,18 +192,17 @@ function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataTyp
     case 'int': {
       // the renderer charts numbers: longs and ints travel as float64 (exact within ±2^53)
       const data = floats(c);
-      return makeData({ type: new Float64(), length: n, data, ...validity(n, (i) => data[i] !== data[i]) });
+      return makeData({ type: new Float64(), length: n, data, ...floatValidity(data, n) });
     }
     case 'timestamp':
     case 'timespan': {
-      const w = int32Pairs(c.data);
-      const v = validity(n, (i) => w[2 * i + 1] === -2147483648 && w[2 * i] === 0);
+      const v = wordsValidity(int32Pairs(c.data), n);
       return c.type === 'timestamp'
         ? (makeData({ type: new TimestampNanosecond(opts.zone ?? null), length: n, data: c.data, ...v }) as Data<DataType>)
         : (makeData({ type: new DurationNanosecond(), length: n, data: c.data, ...v }) as Data<DataType>);
     }
     case 'date':
-      return makeData({ type: new DateDay(), length: n, data: c.data, ...validity(n, (i) => c.data[i] === -2147483648) });
+      return makeData({ type: new DateDay(), length: n, data: c.data, ...intValidity(c.data, n) });
     case 'boolean': {
       const bits = new Uint8Array(Math.ceil(n / 8));
       for (let i = 0; i < n; i++) if (c.data[i]) bits[i >> 3]! |= 1 << (i & 7);
@@ -156,7 +215,7 @@ function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataTyp
         length: n,
         data: d.codes,
         dictionary: makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data })),
-        ...validity(n, (i) => d.empty[d.codes[i]!] === 1),
+        ...intValidity(d.codes, n, d.empty),
       }) as Data<DataType>;
     }
     case 'string':

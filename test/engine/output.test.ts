@@ -200,6 +200,52 @@ describe('byte renderers', () => {
   });
 });
 
+describe('Arrow output', () => {
+  it('marks exactly the null rows of every column type valid or not, and leaves out the bitmap of a column without nulls', () => {
+    const t = generated(3000, 11);
+    const a = tableFromIPC(tableToArrow(t, { exact: true, zone: 'UTC' }));
+    expect(a.numRows).toBe(3000);
+    const nullRow = (c: Column, i: number): boolean => {
+      switch (c.type) {
+        case 'float':
+          return c.data[i] !== c.data[i];
+        case 'long':
+        case 'timestamp':
+        case 'timespan':
+          return c.data[i] === -9223372036854775808n;
+        case 'int':
+        case 'date':
+          return c.data[i] === -2147483648;
+        case 'symbol':
+          return c.dict.get(c.codes[i]!) === '';
+        case 'string':
+          return c.values[i] === '';
+        default:
+          return false;
+      }
+    };
+    let checked = 0;
+    for (const name of t.names) {
+      const c = t.col(name);
+      if (c.type === 'boolean' || c.type === 'float[]' || c.type === 'long[]') continue;
+      const v = a.getChild(name)!;
+      const expected = Array.from({ length: t.length }, (_, i) => nullRow(c, i));
+      expect(expected.some(Boolean), `${name} has nulls in the generated table`).toBe(true);
+      expect(Array.from({ length: t.length }, (_, i) => !v.isValid(i)), name).toEqual(expected);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(8);
+    // a column without nulls carries no bitmap, and every row reads as valid
+    const full = new Table(['x', 'n'], [{ type: 'float', data: Float64Array.of(1, 2, 3) }, { type: 'long', data: BigInt64Array.of(1n, 2n, 3n) }]);
+    const b = tableFromIPC(tableToArrow(full, { exact: true }));
+    for (const name of ['x', 'n']) {
+      const v = b.getChild(name)!;
+      expect(v.nullCount).toBe(0);
+      expect([0, 1, 2].map((i) => v.isValid(i))).toEqual([true, true, true]);
+    }
+  });
+});
+
 describe('output of real query results (a demo database)', () => {
   let engine: Engine;
   let day: string;

@@ -54,6 +54,16 @@ interface Call {
   slot?: Slot;
 }
 
+/**
+ * Tells a worker to stop call `callId` at its next checkpoint (`why`: CANCELLED or TIMED_OUT), and
+ * wakes it if it waits for its reader to take a chunk (it checks the flags at each wake).
+ */
+function flagStop(slot: Slot, callId: number, why: number): void {
+  Atomics.store(slot.flags, 1, why);
+  Atomics.store(slot.flags, 0, callId);
+  Atomics.notify(slot.flowCount, 0);
+}
+
 /** An export being written: its call (to cancel it) and where it stands. */
 interface ExportState {
   readonly call: Call;
@@ -423,10 +433,8 @@ export class Executor {
     for (const h of q.helpers) {
       const part = h.part;
       if (part?.parent !== q) continue;
-      if (part.call) {
-        Atomics.store(h.flags, 1, CANCELLED);
-        Atomics.store(h.flags, 0, part.call.id);
-      } else h.part = null;
+      if (part.call) flagStop(h, part.call.id, CANCELLED);
+      else h.part = null;
     }
     q.helpers = [];
   }
@@ -632,8 +640,7 @@ export class Executor {
       return;
     }
     const slot = q.call.slot!;
-    Atomics.store(slot.flags, 1, why === 'timeout' ? TIMED_OUT : CANCELLED);
-    Atomics.store(slot.flags, 0, q.call.id);
+    flagStop(slot, q.call.id, why === 'timeout' ? TIMED_OUT : CANCELLED);
     // the caller hears at once; its worker stops at its next checkpoint, and meanwhile the spare
     // takes the next query
     q.reply(new TickscopeError(why, stoppedMessage(why)));
@@ -700,11 +707,7 @@ export class Executor {
 
   /** Stops a call that is not a query (an export) at its worker's next checkpoint: it fails as cancelled. */
   private stopCall(slot: Slot, call: Call): void {
-    if (!slot.calls.has(call.id)) return;
-    Atomics.store(slot.flags, 1, CANCELLED);
-    Atomics.store(slot.flags, 0, call.id);
-    // a worker waiting for its reader to take a chunk checks the flags at each wake
-    Atomics.notify(slot.flowCount, 0);
+    if (slot.calls.has(call.id)) flagStop(slot, call.id, CANCELLED);
   }
 
   /**

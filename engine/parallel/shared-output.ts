@@ -90,10 +90,11 @@ export function writtenColumns(table: Table, shard: Shard | undefined): string[]
   const out = shard?.into;
   if (!out || table.length !== out.rows) return [];
   return table.names.filter((name) => {
+    const buffer = out.columns[name];
+    if (!buffer) return false;
     const c = table.col(name);
     const d = dataOf(c);
-    const buffer = out.columns[name];
-    return !!d && !!buffer && fixed(c.type) && d.buffer === buffer && d.byteOffset === out.offset * WIDTH[c.type] && d.byteLength === out.rows * WIDTH[c.type];
+    return !!d && fixed(c.type) && d.buffer === buffer && d.byteOffset === out.offset * WIDTH[c.type] && d.byteLength === out.rows * WIDTH[c.type];
   });
 }
 

@@ -9,23 +9,36 @@ import { type RunOk, useStore } from '../store/store';
 /** A call shows its progress once it has run this long. */
 const SHOW_AFTER_MS = 200;
 
-function Running(): React.JSX.Element {
-  const query = useStore((s) => s.query);
-  const progress = useStore((s) => s.progress);
-  const cancel = useStore((s) => s.cancel);
+/** Now, every 100 ms (the elapsed time of a running call). */
+function useNow(): number {
   const [now, setNow] = useState(performance.now());
   useEffect(() => {
     const t = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(t);
   }, []);
+  return now;
+}
+
+/** A progress bar: filled to `share` (0..1), or moving when the share is not known. */
+function ProgressBar({ share, label }: { readonly share: number | null; readonly label: string }): React.JSX.Element {
+  return (
+    <span className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={share === null ? undefined : Math.round(share * 100)} aria-label={label}>
+      <span className={`progress-fill ${share === null ? 'indeterminate' : ''}`} style={share === null ? undefined : { width: `${(share * 100).toFixed(1)}%` }} />
+    </span>
+  );
+}
+
+function Running(): React.JSX.Element {
+  const query = useStore((s) => s.query);
+  const progress = useStore((s) => s.progress);
+  const cancel = useStore((s) => s.cancel);
+  const now = useNow();
   const elapsed = query ? now - query.started : 0;
   if (!query || elapsed < SHOW_AFTER_MS) return <span>Running…</span>;
   const share = progress && progress.total > 0 ? progress.done / progress.total : null;
   return (
     <span className="running" data-testid="running">
-      <span className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={share === null ? undefined : Math.round(share * 100)} aria-label={`${query.operation} progress`}>
-        <span className={`progress-fill ${share === null ? 'indeterminate' : ''}`} style={share === null ? undefined : { width: `${(share * 100).toFixed(1)}%` }} />
-      </span>
+      <ProgressBar share={share} label={`${query.operation} progress`} />
       <span>
         {query.operation}{' '}
         {progress?.state === 'queued' ? 'waiting for a worker' : progress && progress.total > 0 ? `${progress.done} of ${progress.total} ${progress.unit}` : 'running'} · {(elapsed / 1000).toFixed(1)} s
@@ -41,11 +54,7 @@ function Running(): React.JSX.Element {
 function Exporting(): React.JSX.Element | null {
   const exporting = useStore((s) => s.exporting);
   const cancel = useStore((s) => s.cancelExport);
-  const [now, setNow] = useState(performance.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(performance.now()), 100);
-    return () => clearInterval(t);
-  }, []);
+  const now = useNow();
   if (!exporting) return null;
   const elapsed = now - exporting.started;
   if (elapsed < SHOW_AFTER_MS) return <span data-testid="exporting">Exporting {exporting.name}…</span>;
@@ -53,9 +62,7 @@ function Exporting(): React.JSX.Element | null {
   const share = p && p.total > 0 && p.unit === 'rows' ? p.done / p.total : null;
   return (
     <span className="running" data-testid="exporting">
-      <span className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={share === null ? undefined : Math.round(share * 100)} aria-label={`export of ${exporting.name}`}>
-        <span className={`progress-fill ${share === null ? 'indeterminate' : ''}`} style={share === null ? undefined : { width: `${(share * 100).toFixed(1)}%` }} />
-      </span>
+      <ProgressBar share={share} label={`export of ${exporting.name}`} />
       <span data-testid="exporting-text">
         {exporting.name} · {share === null ? 'writing' : `${p!.done.toLocaleString('en-US')} of ${p!.total.toLocaleString('en-US')} rows`} · {(elapsed / 1000).toFixed(1)} s
       </span>

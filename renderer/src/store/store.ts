@@ -157,6 +157,22 @@ const defaultChart = (r: RunOk): ChartChoice => {
   return { valueColumn: value, volumeColumn: volume, id: r.ids[0] ?? null };
 };
 
+/**
+ * Asks where a query or export stands every 200 ms, handing each report (null: none) to `on` until it
+ * returns false or the returned function is called.
+ */
+function pollProgress(id: string, on: (p: QueryProgress | null) => boolean): () => void {
+  const poll = setInterval(() => {
+    void backend()
+      .progress(id)
+      .then((p) => {
+        if (!on(p)) clearInterval(poll);
+      })
+      .catch(() => undefined);
+  }, 200);
+  return () => clearInterval(poll);
+}
+
 /** A fresh id for a query or an export (its progress and cancel). */
 const newId = (): string => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `q${Date.now()}${Math.random()}`);
 
@@ -302,14 +318,10 @@ export const useStore = create<AppState>((set, get) => ({
     const id = newId();
     set({ running: true, formError: null, marks: null, notice: null, query: { id, started: performance.now(), operation: spec.name }, progress: null });
     // progress is polled (the query runs on a worker; the page asks where it stands)
-    const poll = setInterval(() => {
-      void backend()
-        .progress(id)
-        .then((p) => {
-          if (p && get().query?.id === id) set({ progress: p });
-        })
-        .catch(() => undefined);
-    }, 200);
+    const stopPolling = pollProgress(id, (p) => {
+      if (p && get().query?.id === id) set({ progress: p });
+      return true;
+    });
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
     const remember = (outcome: Pick<HistoryEntry, 'ok' | 'rows' | 'code' | 'message'>): void => {
@@ -330,7 +342,7 @@ export const useStore = create<AppState>((set, get) => ({
       set({ failure: { request: { operation: spec.name, args }, ac: null, message: (e as Error).message, api: spec.ipcNames[0]! } });
       remember({ ok: false, rows: null, code: null, message: (e as Error).message });
     } finally {
-      clearInterval(poll);
+      stopPolling();
       set({ running: false, query: null, progress: null });
     }
   },
@@ -366,23 +378,20 @@ export const useStore = create<AppState>((set, get) => ({
     // progress is polled as a query's is: rows written out of the result's (the worker renders the file)
     let seen = false;
     const finished = new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        void backend()
-          .progress(id)
-          .then((p) => {
-            const now = get().exporting;
-            if (now?.id !== id) return (clearInterval(poll), resolve());
-            if (p) {
-              seen = true;
-              set({ exporting: { ...now, progress: p } });
-            } else if (seen || performance.now() - now.started > 10_000) {
-              // written (a browser download: the page is not told when it ends), or never started
-              clearInterval(poll);
-              resolve();
-            }
-          })
-          .catch(() => undefined);
-      }, 200);
+      pollProgress(id, (p) => {
+        const now = get().exporting;
+        if (now?.id === id && p) {
+          seen = true;
+          set({ exporting: { ...now, progress: p } });
+          return true;
+        }
+        // done elsewhere, written (a browser download: the page is not told when it ends), or never started
+        if (now?.id !== id || seen || performance.now() - now.started > 10_000) {
+          resolve();
+          return false;
+        }
+        return true;
+      });
     });
     const done = (notice: string | null): void => {
       if (get().exporting?.id === id) set({ exporting: null, notice });

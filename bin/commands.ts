@@ -8,7 +8,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
-import { textChunks } from '../engine/output/text.js';
+import { RenderHelpers, writeText } from '../engine/output/parallel-text.js';
 import { tableToArrow } from '../engine/service/arrow.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
@@ -198,6 +198,7 @@ export const COMMANDS: readonly Command[] = [
       const dirs = dbDirs(values, 'call');
       const req = requestInfo(operation);
       let started = false;
+      let helpers: RenderHelpers | null = null;
       try {
         const text = body === undefined ? '{}' : body === '-' ? readFileSync(0, 'utf8') : body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body;
         let args: unknown;
@@ -206,6 +207,8 @@ export const COMMANDS: readonly Command[] = [
         } catch (e) {
           throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
         }
+        // text is rendered on every core: helper threads start now, while the query runs
+        if (format === 'json' || format === 'csv') helpers = RenderHelpers.forRows(Infinity);
         const engine = Engine.open(dirs);
         const result = engine.call(operation, args);
         const header = okHeader(req, result);
@@ -215,7 +218,7 @@ export const COMMANDS: readonly Command[] = [
         else if (format === 'arrow') writeOut(tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }));
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
-          for (const chunk of textChunks(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true })) writeOut(chunk);
+          writeText(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true }, writeOut, helpers);
         }
         return 0;
       } catch (e) {
@@ -224,6 +227,8 @@ export const COMMANDS: readonly Command[] = [
         if (format === 'json' && !started) process.stdout.write(`${JSON.stringify(errorEnvelope(req, err))}\n`);
         else console.error(`tickscope call: ${err.message}`);
         return 1;
+      } finally {
+        helpers?.close();
       }
     },
   },

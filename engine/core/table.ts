@@ -48,6 +48,11 @@ export class Table {
     return new Table(names, [], index.length, bases.map((base) => ({ base, index })));
   }
 
+  /** A table of columns as sources() gives them: each a base and the index reading it (null: as it is). */
+  static fromSources(names: readonly string[], sources: ReadonlyArray<{ readonly column: Column; readonly index: Int32Array | null }>, length: number): Table {
+    return new Table(names, [], length, sources.map(({ column, index }) => (index ? { base: column, index } : { base: column })));
+  }
+
   /** Every column (views are gathered). */
   get columns(): readonly Column[] {
     return this.entries.map(entryColumn);

@@ -7,9 +7,6 @@
  * it at its next checkpoint, or, if it does not stop within CANCEL_GRACE_MS, ends its worker (a new
  * one takes its place). A worker that crashes fails only its own calls.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { ChartRequest, ExportFormat, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
@@ -19,6 +16,7 @@ import type { PartRequest } from '../core/query-hooks.js';
 import type { QueryResult } from '../ops/result.js';
 import type { RemoteResultMeta } from '../service/remote.js';
 import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
+import { builtScript } from '../parallel/built-script.js';
 import { CANCELLED, type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -124,14 +122,9 @@ interface Slot {
   partsPort?: { readonly port: MessagePort; readonly signal: Int32Array };
 }
 
-/** The built worker script: beside the bundle (dist/bin), one folder over (dist/electron), or in dist/ from the sources. */
+/** The built query worker script (see builtScript). */
 export function workerScript(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  for (const rel of ['executor-worker.cjs', '../bin/executor-worker.cjs', '../../dist/bin/executor-worker.cjs']) {
-    const path = join(here, rel);
-    if (existsSync(path)) return path;
-  }
-  throw new TickscopeError('internal', 'the query worker is not built (no dist/bin/executor-worker.cjs); run npm run build');
+  return builtScript('executor-worker.cjs');
 }
 
 /** One shared buffer set of the store: a column file (bytes and loaded blocks) or a whole file. */

@@ -14,7 +14,7 @@ import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { okHeader } from '../gateway/envelope.js';
-import { textChunks } from '../output/text.js';
+import { RenderHelpers, writeText } from '../output/parallel-text.js';
 import { tableToArrow } from '../service/arrow.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
@@ -149,6 +149,11 @@ function handle(m: CallMessage): void {
     // each chunk is a buffer of its own (engine/output/out.ts): moved, not copied
     post({ kind: 'chunk', id: m.id, bytes }, [bytes.buffer as ArrayBuffer]);
   };
+  // a streamed chunk: a cancel or timeout stops the rendering here (it throws)
+  const sendChunk = (bytes: Uint8Array): void => {
+    hooks.checkpoint();
+    postChunk(bytes);
+  };
   try {
     const value = withQueryHooks(hooks, () => {
       const [a, b, c] = m.params;
@@ -176,10 +181,8 @@ function handle(m: CallMessage): void {
             const arrow = tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) });
             return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);
           }
-          for (const bytes of textChunks('json', result.table, result.outputTZ, { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}', chunkBytes: STREAM_CHUNK_BYTES })) {
-            hooks.checkpoint();
-            postChunk(bytes);
-          }
+          const framing = { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}', chunkBytes: STREAM_CHUNK_BYTES };
+          writeText('json', result.table, result.outputTZ, framing, sendChunk, RenderHelpers.forRows(result.table.length));
           return { header } satisfies EnvelopeAnswer;
         }
         case 'page':
@@ -194,12 +197,7 @@ function handle(m: CallMessage): void {
           return service.release(a);
         case 'csv': {
           // an export reports its rows written (the caller shows a progress bar)
-          const { rows, chunks } = service.csv(a, undefined, (done, total) => hooks.progress(done, total, 'rows'));
-          for (const bytes of chunks) {
-            hooks.checkpoint();
-            postChunk(bytes);
-          }
-          return { rows };
+          return service.writeCsv(a, sendChunk, (done, total) => hooks.progress(done, total, 'rows'));
         }
         case 'arrow': {
           // the file an Arrow reader opens: typed columns, UTC nanoseconds with outputTZ in the schema

@@ -279,7 +279,7 @@ function renderedSymbolWriter(blk: Block, entries: { readonly text: Uint8Array; 
  * Renders rows into an Out's buffer: per row, the separators and keys (prepared bytes) and each
  * column's cell, through the row index its columns share (a view's) or each its own.
  */
-class RowRenderer {
+export class RowRenderer {
   private readonly cells: CellWriter[];
   private readonly loaders: Array<(from: number, to: number) => void>;
   /** Bytes before each cell (JSON: `{"name":` or `,"name":`; CSV: a comma after the first). */
@@ -319,12 +319,12 @@ class RowRenderer {
   }
 
   /**
-   * Renders rows from `from` until the chunk is full or the rows end; returns the next row. `sep`
+   * Renders rows from `from` until the chunk is full or row `end` (default: the last); returns the next row. `sep`
    * is written before each row but the first of the output (JSON's comma between objects).
    */
-  fill(o: Out, from: number, sep: number): number {
+  fill(o: Out, from: number, sep: number, end = this.t.length): number {
     const { cells, beforeWords, rowStart, rowEnd, reserve } = this;
-    const n = this.t.length;
+    const n = end;
     const ncol = cells.length;
     const soft = o.chunkBytes;
     let b = o.buf;
@@ -404,16 +404,27 @@ export interface TextOptions {
 export function* textChunks(format: Format, t: Table, zone: string, opts: TextOptions = {}): Generator<Uint8Array, void, void> {
   const pending: Uint8Array[] = [];
   const o = new Out((c) => pending.push(c), opts.chunkBytes, opts.reuse);
-  if (opts.prefix) o.text(opts.prefix);
+  const { head, tail, sep } = textFraming(format, t, opts);
+  o.text(head);
   const rows = new RowRenderer(t, zone, format);
-  if (format === 'json') o.ascii('[');
-  else o.text(`${t.names.map(csvField).join(',')}\n`);
   for (let i = 0; i < t.length; ) {
-    i = rows.fill(o, i, format === 'json' ? 44 : -1);
+    i = rows.fill(o, i, sep);
     opts.onRows?.(i, t.length);
     if (i < t.length) yield* handOver(o, pending);
   }
-  if (format === 'json') o.ascii(']');
-  if (opts.suffix) o.text(opts.suffix);
+  o.text(tail);
   yield* handOver(o, pending);
+}
+
+/**
+ * The text before the rows (the prefix, then JSON's '[' or CSV's header line), after them, and the
+ * byte before every row but the first (JSON's comma; none for CSV).
+ */
+export function textFraming(format: Format, t: Table, opts: TextOptions): { head: string; tail: string; sep: number } {
+  const json = format === 'json';
+  return {
+    head: (opts.prefix ?? '') + (json ? '[' : `${t.names.map(csvField).join(',')}\n`),
+    tail: (json ? ']' : '') + (opts.suffix ?? ''),
+    sep: json ? 44 : -1,
+  };
 }

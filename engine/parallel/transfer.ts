@@ -87,7 +87,7 @@ function decodeDict(e: EncodedDict): Dict {
   }
 }
 
-function encodeColumn(c: Column): EncodedColumn {
+export function encodeColumn(c: Column): EncodedColumn {
   switch (c.type) {
     case 'symbol': {
       const dict = encodeDict(c.dict);
@@ -106,7 +106,7 @@ function encodeColumn(c: Column): EncodedColumn {
   }
 }
 
-function decodeColumn(e: EncodedColumn): Column {
+export function decodeColumn(e: EncodedColumn): Column {
   switch (e.type) {
     case 'symbol':
       return { type: e.type, codes: e.codes!, dict: decodeDict(e.dict!) };

@@ -18,6 +18,7 @@ import { sortTable } from '../ops/sort.js';
 import { decodeSortKeys } from '../registry/decode.js';
 import { tableToArrow } from './arrow.js';
 import { chartSeries } from './chart.js';
+import { RenderHelpers, writeText } from '../output/parallel-text.js';
 import { textChunks } from '../output/text.js';
 import { writeResultParquet } from './parquet.js';
 
@@ -230,6 +231,16 @@ export class AppService {
   async parquet(resultId: unknown, write: (bytes: Uint8Array) => void | Promise<void>, onRows?: (done: number, total: number) => void): Promise<{ rows: number }> {
     const r = this.result(resultId);
     await writeResultParquet(r, write, onRows ? { onRows } : {});
+    return { rows: r.table.length };
+  }
+
+  /**
+   * A whole result as CSV through `write` (each chunk the consumer's to keep), rendered on every core
+   * for a large result (output/parallel-text.ts), and its row count. `write` may throw to stop it.
+   */
+  writeCsv(resultId: unknown, write: (chunk: Uint8Array) => void, onRows?: (done: number, total: number) => void, chunkBytes = 1 << 16): { rows: number } {
+    const r = this.result(resultId);
+    writeText('csv', r.table, r.outputTZ, { chunkBytes, ...(onRows ? { onRows } : {}) }, write, RenderHelpers.forRows(r.table.length));
     return { rows: r.table.length };
   }
 

@@ -1,0 +1,299 @@
+/**
+ * JSON and CSV rendered on more than one core. The rows are cut into blocks dealt round-robin: the
+ * calling thread renders block 0, 0 + T, ... itself and helper threads render the others straight
+ * into shared rings of byte slots; the calling thread writes every block in order, its own as it
+ * renders them and a helper's as they arrive, so the output is byte for byte the one-thread text
+ * (textChunks), at up to T times its pace.
+ *
+ * The helpers read the result's columns where they are (stored data and dictionaries lie in
+ * SharedArrayBuffers; anything else is copied once with the job). A helper that fails or goes silent
+ * costs speed, never output: the calling thread renders what is left itself.
+ *
+ * Synchronous on purpose: it serves writers that block anyway (the CLI's standard output); the
+ * calling thread waits on the rings with Atomics.wait.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { Table } from '../core/table.js';
+import { decodeColumn, encodeColumn, type EncodedColumn } from '../parallel/transfer.js';
+import { builtScript } from '../parallel/built-script.js';
+import { Out } from './out.js';
+import { RowRenderer, textChunks, textFraming, type TextOptions } from './text.js';
+
+type Format = 'json' | 'csv';
+
+/** Rows per block: about 1–3 MB of text, small beside a ring, large beside a hand-over. */
+export const BLOCK_ROWS = 8192;
+/** Slots of a ring and bytes per slot: a helper runs up to a ring ahead of the writer. */
+const SLOTS = 16;
+const SLOT_BYTES = 1 << 20;
+/** Fewest rows worth a helper: below this the one-thread renderer is done before a helper starts. */
+const MIN_ROWS = 4 * BLOCK_ROWS;
+/** A helper that hands nothing over for this long is given up (its rows are rendered here). */
+const SILENT_MS = 10_000;
+
+// control words of a ring, then four per slot: rows [from, to), bytes, kind
+const PRODUCED = 0;
+const CONSUMED = 1;
+const STOP = 2;
+const FAILED = 3;
+const META = 8;
+/** A slot holding the text of its rows; or a row too wide for a slot, which the writer renders itself. */
+const BYTES = 0;
+const YOURS = 1;
+
+/** The job a helper is sent. */
+interface Job {
+  readonly format: Format;
+  readonly zone: string;
+  readonly names: readonly string[];
+  readonly length: number;
+  readonly sources: ReadonlyArray<{ readonly column: EncodedColumn; readonly index: Int32Array | null }>;
+  /** This helper's place among the T renderers (the writer is 0) and T. */
+  readonly place: number;
+  /** Bytes per piece handed over (at most a slot's). */
+  readonly chunkBytes: number;
+  readonly threads: number;
+  readonly ring: SharedArrayBuffer;
+}
+
+/** Helper threads started ahead of the query they will render (their start-up overlaps it). */
+export class RenderHelpers {
+  private constructor(
+    private readonly workers: Worker[],
+    /** How long a helper may hand nothing over before the writer renders its rows itself. */
+    private readonly silentMs: number,
+  ) {}
+
+  /** Helpers for a table of `rows` rows on a machine of `cores` cores (at most 4 renderers), or null when not worth it. */
+  static forRows(rows: number, cores = availableParallelism()): RenderHelpers | null {
+    return rows >= MIN_ROWS && cores > 1 ? RenderHelpers.start(Math.min(cores, 4) - 1) : null;
+  }
+
+  /** `count` helper threads. */
+  static start(count: number, silentMs = SILENT_MS): RenderHelpers {
+    const script = builtScript('render-worker.cjs');
+    const workers: Worker[] = [];
+    for (let i = 0; i < count; i++) {
+      const w = new Worker(script);
+      w.unref();
+      w.on('error', () => {}); // a failed helper is noticed by the writer (its ring goes quiet)
+      workers.push(w);
+    }
+    return new RenderHelpers(workers, silentMs);
+  }
+
+  get count(): number {
+    return this.workers.length;
+  }
+
+  /** Stops the helpers (they are done or no longer wanted). */
+  close(): void {
+    for (const w of this.workers) void w.terminate();
+    this.workers.length = 0;
+  }
+
+  /** Sends each helper its share of a table; null when the table cannot be shared (strings, lists). */
+  send(format: Format, t: Table, zone: string, chunkBytes: number): Ring[] | null {
+    const sources = shareable(t);
+    if (!sources) return null;
+    const threads = this.workers.length + 1;
+    return this.workers.map((w, k) => {
+      const ring = new SharedArrayBuffer(4 * (META + 4 * SLOTS) + SLOTS * SLOT_BYTES);
+      const job: Job = { format, zone, names: t.names, length: t.length, sources, place: k + 1, threads, chunkBytes, ring };
+      w.postMessage(job);
+      return new Ring(ring, this.silentMs);
+    });
+  }
+}
+
+/** The columns of a table as a job carries them, or null when one cannot travel by reference or copy. */
+function shareable(t: Table): Job['sources'] | null {
+  const sources: Array<{ column: EncodedColumn; index: Int32Array | null }> = [];
+  for (const { column, index } of t.sources()) {
+    if (column.type === 'string' || column.type === 'float[]' || column.type === 'long[]') return null;
+    sources.push({ column: encodeColumn(column), index });
+  }
+  return sources;
+}
+
+/** The writer's side of a helper's ring. */
+class Ring {
+  readonly ctrl: Int32Array;
+  readonly data: Uint8Array;
+  private taken = 0;
+
+  constructor(
+    readonly buffer: SharedArrayBuffer,
+    private readonly silentMs: number,
+  ) {
+    this.ctrl = new Int32Array(buffer, 0, META + 4 * SLOTS);
+    this.data = new Uint8Array(buffer, 4 * (META + 4 * SLOTS));
+  }
+
+  /** The next piece (waiting for it), or null when the helper failed or went silent. */
+  next(): { from: number; to: number; kind: number; bytes: Uint8Array } | null {
+    const { ctrl } = this;
+    for (;;) {
+      if (Atomics.load(ctrl, FAILED) !== 0) return null;
+      if (Atomics.load(ctrl, PRODUCED) > this.taken) break;
+      if (Atomics.wait(ctrl, PRODUCED, this.taken, this.silentMs) === 'timed-out' && Atomics.load(ctrl, PRODUCED) === this.taken) return null;
+    }
+    const s = this.taken % SLOTS;
+    const m = META + 4 * s;
+    const bytes = this.data.subarray(s * SLOT_BYTES, s * SLOT_BYTES + ctrl[m + 2]!);
+    return { from: ctrl[m]!, to: ctrl[m + 1]!, kind: ctrl[m + 3]!, bytes };
+  }
+
+  /** The piece from next() is written: its slot is free again. */
+  release(): void {
+    this.taken++;
+    Atomics.store(this.ctrl, CONSUMED, this.taken);
+    Atomics.notify(this.ctrl, CONSUMED);
+  }
+
+  stop(): void {
+    Atomics.store(this.ctrl, STOP, 1);
+    Atomics.notify(this.ctrl, CONSUMED);
+  }
+}
+
+/**
+ * Writes a table as JSON (the payload array) or CSV through `write`, rendered on this thread and the
+ * helpers (textChunks alone when there are none, the table is small or cannot be shared), with the
+ * options of textChunks: a chunk is the consumer's to keep unless `reuse`. An exception thrown by
+ * `write` or `onRows` (a cancel) stops the rendering. The helpers are closed when it returns.
+ */
+export function writeText(format: Format, t: Table, zone: string, opts: TextOptions, write: (chunk: Uint8Array) => void, helpers: RenderHelpers | null): void {
+  const chunkBytes = Math.min(opts.chunkBytes ?? 1 << 20, SLOT_BYTES - 4096);
+  const rings = helpers && helpers.count > 0 && t.length >= MIN_ROWS ? helpers.send(format, t, zone, chunkBytes) : null;
+  if (!rings) {
+    helpers?.close();
+    for (const chunk of textChunks(format, t, zone, opts)) write(chunk);
+    return;
+  }
+  const reuse = opts.reuse === true;
+  try {
+    const threads = rings.length + 1;
+    const o = new Out(write, opts.chunkBytes, reuse);
+    const rows = new RowRenderer(t, zone, format);
+    const { head, tail, sep } = textFraming(format, t, opts);
+    o.text(head);
+    const own = (from: number, to: number): void => {
+      for (let i = from; i < to; ) {
+        i = rows.fill(o, i, sep, to);
+        if (i < to) o.flush(); // the chunk is full (or the next row needs a fresh one)
+      }
+    };
+    const live = rings.map(() => true);
+    const blocks = Math.ceil(t.length / BLOCK_ROWS);
+    for (let k = 0; k < blocks; k++) {
+      const from = k * BLOCK_ROWS;
+      const to = Math.min(t.length, from + BLOCK_ROWS);
+      const place = k % threads;
+      if (place === 0 || !live[place - 1]) {
+        own(from, to);
+        opts.onRows?.(to, t.length);
+        continue;
+      }
+      o.flush(); // this thread's rows so far go out before the helper's
+      const ring = rings[place - 1]!;
+      for (let done = from; done < to; ) {
+        const piece = ring.next();
+        if (!piece || piece.from !== done) {
+          // the helper failed: its rows are rendered here from now on
+          live[place - 1] = false;
+          ring.stop();
+          own(done, to);
+          break;
+        }
+        if (piece.kind === BYTES) write(reuse ? piece.bytes : piece.bytes.slice());
+        else {
+          own(piece.from, piece.to);
+          o.flush(); // before the helper's next piece
+        }
+        done = piece.to;
+        ring.release();
+      }
+      opts.onRows?.(to, t.length);
+    }
+    o.text(tail);
+    o.flush();
+  } finally {
+    for (const r of rings) r.stop();
+    helpers!.close();
+  }
+}
+
+/** The helper's side: renders its blocks of the job's table into its ring, in order. */
+export function renderJob(job: Job): void {
+  const ctrl = new Int32Array(job.ring, 0, META + 4 * SLOTS);
+  const data = new Uint8Array(job.ring, 4 * (META + 4 * SLOTS));
+  try {
+    const t = Table.fromSources(
+      job.names,
+      job.sources.map((s) => ({ column: decodeColumn(s.column), index: s.index })),
+      job.length,
+    );
+    const rows = new RowRenderer(t, job.zone, job.format);
+    const { sep } = textFraming(job.format, t, {});
+    const o = new SlotOut(job.chunkBytes);
+    let produced = 0;
+    const publish = (from: number, to: number, bytes: number, kind: number): void => {
+      const m = META + 4 * (produced % SLOTS);
+      ctrl[m] = from;
+      ctrl[m + 1] = to;
+      ctrl[m + 2] = bytes;
+      ctrl[m + 3] = kind;
+      produced++;
+      Atomics.store(ctrl, PRODUCED, produced);
+      Atomics.notify(ctrl, PRODUCED);
+    };
+    for (let k = job.place, blocks = Math.ceil(job.length / BLOCK_ROWS); k < blocks; k += job.threads) {
+      const to = Math.min(job.length, (k + 1) * BLOCK_ROWS);
+      for (let from = k * BLOCK_ROWS; from < to; ) {
+        // a free slot (the writer releases them in order)
+        while (produced - Atomics.load(ctrl, CONSUMED) >= SLOTS) {
+          if (Atomics.load(ctrl, STOP) !== 0) return;
+          Atomics.wait(ctrl, CONSUMED, produced - SLOTS, 1000);
+        }
+        if (Atomics.load(ctrl, STOP) !== 0) return;
+        const s = produced % SLOTS;
+        o.into(data.subarray(s * SLOT_BYTES, (s + 1) * SLOT_BYTES));
+        let next: number;
+        try {
+          next = rows.fill(o, from, sep, to);
+        } catch (e) {
+          if (!(e instanceof TooWide)) throw e;
+          publish(from, from + 1, 0, YOURS); // a row wider than a slot: the writer renders it
+          from++;
+          continue;
+        }
+        publish(from, next, o.pos, BYTES);
+        from = next;
+      }
+    }
+  } catch (e) {
+    Atomics.store(ctrl, FAILED, 1);
+    Atomics.notify(ctrl, PRODUCED);
+    throw e;
+  }
+}
+
+class TooWide extends Error {}
+
+/** An Out over one slot of a ring: a row that does not fit an empty slot is not grown into one. */
+class SlotOut extends Out {
+  constructor(chunkBytes: number) {
+    super(() => {}, chunkBytes, true);
+  }
+
+  into(slot: Uint8Array): void {
+    this.buf = slot;
+    this.pos = 0;
+  }
+
+  override grow(): void {
+    throw new TooWide();
+  }
+}

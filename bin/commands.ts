@@ -9,7 +9,7 @@ import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
 import { RenderHelpers, writeText } from '../engine/output/parallel-text.js';
-import { tableToArrow } from '../engine/service/arrow.js';
+import { writeArrowStream } from '../engine/service/arrow.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
@@ -215,7 +215,7 @@ export const COMMANDS: readonly Command[] = [
         started = true;
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
         if (format === 'parquet') await writeResultParquet(result, writeOut);
-        else if (format === 'arrow') writeOut(tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }));
+        else if (format === 'arrow') writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
           writeText(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true }, writeOut, helpers);

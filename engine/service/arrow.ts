@@ -16,6 +16,7 @@ import {
   makeData,
   makeVector,
   RecordBatch,
+  RecordBatchStreamWriter,
   Schema,
   Struct,
   Table as ArrowTable,
@@ -25,7 +26,7 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
-import { type Column, floats, int32Pairs } from '../core/column.js';
+import { type Column, floats, gather, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
@@ -238,4 +239,84 @@ export function tableToArrow(t: Table, opts: ArrowOptions = {}): Uint8Array {
   );
   const struct = makeData({ type: new Struct(schema.fields), length: n, children: datas });
   return tableToIPC(new ArrowTable([new RecordBatch(schema, struct)]), 'stream');
+}
+
+/** Rows per record batch of a streamed result: each column's batch stays in cache while it is written. */
+export const ARROW_BATCH_ROWS = 1 << 16;
+
+/** A stream writer that hands each piece it writes to `write` (no queue, no concatenation). */
+class SinkWriter extends RecordBatchStreamWriter {
+  constructor(private readonly sinkWrite: (bytes: Uint8Array) => void) {
+    super();
+  }
+
+  protected override _write(chunk: Parameters<RecordBatchStreamWriter['_write']>[0]): this {
+    if (!this._started) return this;
+    if (!ArrayBuffer.isView(chunk)) throw new Error(`Arrow writer: unexpected ${typeof chunk} piece`);
+    if (chunk.byteLength > 0) {
+      this.sinkWrite(chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this._position += chunk.byteLength;
+    }
+    return this;
+  }
+}
+
+/**
+ * One column's record-batch data for rows [from, to) of a table, and the Arrow type every batch
+ * shares. A symbol column's dictionary is built once, for all the rows, and shared by every batch (the
+ * stream carries it once).
+ */
+function batchColumn(column: Column, index: Int32Array | null, opts: ArrowOptions): { readonly type: DataType; make(from: number, to: number): Data<DataType> } {
+  const rows = (from: number, to: number): Column => {
+    if (index) return gather(column, index.subarray(from, to));
+    switch (column.type) {
+      case 'string':
+      case 'float[]':
+      case 'long[]':
+        return gather(column, Int32Array.from({ length: to - from }, (_, k) => from + k));
+      case 'symbol':
+        return { type: 'symbol', codes: column.codes.subarray(from, to), dict: column.dict };
+      default:
+        return { type: column.type, data: column.data.subarray(from, to) } as Column;
+    }
+  };
+  if (column.type === 'symbol') {
+    const all = index ? (gather(column, index) as typeof column).codes : column.codes;
+    const d = utf8Dictionary(all, column.dict);
+    const type = new Dictionary(new Utf8(), new Int32());
+    const dictionary = makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data }));
+    return {
+      type,
+      make: (from, to) => {
+        const codes = d.codes.subarray(from, to);
+        return makeData({ type, length: to - from, data: codes, dictionary, ...intValidity(codes, to - from, d.empty) }) as Data<DataType>;
+      },
+    };
+  }
+  return { type: columnData(rows(0, 0), 0, opts).type, make: (from, to) => columnData(rows(from, to), to - from, opts) };
+}
+
+/**
+ * A table as an Arrow IPC stream written a record batch at a time through `write` (schema, each
+ * symbol column's dictionary once, then batches of ARROW_BATCH_ROWS rows): the columns are gathered a
+ * batch at a time and no buffer of the whole stream is made. The same values as tableToArrow.
+ */
+export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Uint8Array) => void, batchRows = ARROW_BATCH_ROWS): void {
+  const n = t.length;
+  if (n === 0) {
+    write(tableToArrow(t, opts));
+    return;
+  }
+  const columns = t.sources().map(({ column, index }) => batchColumn(column, index, opts));
+  const schema = new Schema(
+    t.names.map((name, i) => new Field(name, columns[i]!.type, true)),
+    opts.metadata ? new Map(opts.metadata) : undefined,
+  );
+  const writer = new SinkWriter(write);
+  for (let from = 0; from < n; from += batchRows) {
+    const to = Math.min(n, from + batchRows);
+    const struct = makeData({ type: new Struct(schema.fields), length: to - from, children: columns.map((c) => c.make(from, to)) });
+    writer.write(new RecordBatch(schema, struct));
+  }
+  writer.finish();
 }

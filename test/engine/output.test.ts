@@ -3,7 +3,8 @@ import { tableFromIPC } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
-import { tableToArrow } from '../../engine/service/arrow.js';
+import { tableToArrow, writeArrowStream } from '../../engine/service/arrow.js';
+import { dictOf } from '../../engine/core/dict.js';
 import { tempDir } from '../helpers/db.js';
 import type { Column } from '../../engine/core/column.js';
 import { Table } from '../../engine/core/table.js';
@@ -130,6 +131,68 @@ describe('Arrow output', () => {
       expect(v.nullCount).toBe(0);
       expect([0, 1, 2].map((i) => v.isValid(i))).toEqual([true, true, true]);
     }
+  });
+});
+
+describe('Arrow output streamed a record batch at a time', () => {
+  /** Every value of every column of an Arrow table, row by row (nulls as null). */
+  const values = (bytes: Uint8Array): { rows: number; batches: number; columns: Record<string, unknown[]> } => {
+    const a = tableFromIPC(bytes);
+    const columns: Record<string, unknown[]> = {};
+    for (const f of a.schema.fields) {
+      const v = a.getChild(f.name)!;
+      columns[f.name] = Array.from({ length: a.numRows }, (_, i) => {
+        const x: unknown = v.get(i);
+        return x && typeof x === 'object' && 'toArray' in x ? Array.from((x as { toArray(): ArrayLike<unknown> }).toArray()) : x;
+      });
+    }
+    return { rows: a.numRows, batches: a.batches.length, columns };
+  };
+  const stream = (t: Table, opts: Parameters<typeof writeArrowStream>[1], batchRows: number): Uint8Array => {
+    const chunks: Uint8Array[] = [];
+    writeArrowStream(t, opts, (c) => chunks.push(c.slice()), batchRows);
+    return Buffer.concat(chunks);
+  };
+
+  it('holds the values tableToArrow gives, for every column type, a view, and a dictionary larger than the rows', () => {
+    const base = generated(2500, 12);
+    const view = base.take(Int32Array.from({ length: 1800 }, (_, i) => (i * 7919) % 2500));
+    // 40 rows of a 5,000-entry dictionary: only the entries used travel
+    const big = new Table(['id', 'x'], [
+      { type: 'symbol', codes: Int32Array.from({ length: 40 }, (_, i) => (i * 97) % 5000), dict: dictOf(Array.from({ length: 5000 }, (_, k) => (k % 13 === 0 ? '' : `E${k}`))) },
+      { type: 'float', data: Float64Array.from({ length: 40 }, (_, i) => i / 3) },
+    ]);
+    for (const [t, batchRows] of [
+      [base, 1000],
+      [view, 512],
+      [big, 7],
+    ] as const) {
+      for (const opts of [{ exact: true, zone: 'America/New_York', metadata: new Map([['header', '{"rc":0}']]) }, {}]) {
+        const whole = values(tableToArrow(t, opts));
+        const streamed = values(stream(t, opts, batchRows));
+        expect(streamed.rows).toBe(t.length);
+        expect(streamed.batches).toBe(Math.ceil(t.length / batchRows));
+        expect(streamed.columns).toEqual(whole.columns);
+        expect(tableFromIPC(stream(t, opts, batchRows)).schema.metadata).toEqual(tableFromIPC(tableToArrow(t, opts)).schema.metadata);
+      }
+    }
+  });
+
+  it('writes each symbol dictionary once, and an empty table as its schema', () => {
+    const all = generated(3000, 13);
+    const t = all.select(all.defs.filter((d) => d.type !== 'string').map((d) => d.name)); // strings hold the entries too
+    const chunks: Uint8Array[] = [];
+    writeArrowStream(t, { exact: true }, (c) => chunks.push(c.slice()), 500);
+    const bytes = Buffer.concat(chunks);
+    // one DictionaryBatch per symbol column: each entry's text appears once in the stream
+    const entry = Buffer.from('Zürich');
+    let seen = 0;
+    for (let at = bytes.indexOf(entry); at >= 0; at = bytes.indexOf(entry, at + 1)) seen++;
+    const symbolColumns = t.defs.filter((d) => d.type === 'symbol').length;
+    expect(seen).toBe(symbolColumns);
+    const empty = tableFromIPC(stream(generated(0, 1), {}, 100));
+    expect(empty.numRows).toBe(0);
+    expect(empty.schema.fields.map((f) => f.name)).toEqual(generated(0, 1).names);
   });
 });
 

@@ -18,6 +18,11 @@ export interface Dict {
    * not known. Lets storing skip a dedupe by string (prepare.ts).
    */
   readonly unique?: boolean;
+  /**
+   * Where a stored dictionary lies (its file, in a partition folder that never changes): two
+   * dictionaries with the same source hold the same entries under the same codes, in any thread.
+   */
+  readonly source?: string | undefined;
   /** Bytes held (for cache accounting). */
   readonly bytes: number;
   /**
@@ -79,6 +84,7 @@ export class Utf8Dict implements Dict {
     readonly data: Uint8Array,
     readonly sorted: boolean,
     readonly unique: boolean = sorted,
+    readonly source?: string,
   ) {
     this.length = offsets.length - 1;
     this.text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);

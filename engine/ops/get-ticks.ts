@@ -20,7 +20,7 @@ import { type FillMode, fillTable } from './ticks/fill.js';
 import { latestPerIdentifier, withTopOfBook } from './ticks/orderbook.js';
 import { joinRefs, namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
-import { gatherIntoOutput, writtenColumns } from '../parallel/shared-output.js';
+import { gatherIntoOutput, writtenColumns, writtenDicts } from '../parallel/shared-output.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
 export function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
@@ -91,7 +91,7 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   if (decPlaces !== undefined && !currentShard()) table = roundFloats(table, decPlaces);
   const wrote = into ? writtenColumns(table, currentShard()) : [];
   return {
-    ...(wrote.length > 0 ? { wroteInto: wrote } : {}),
+    ...(wrote.length > 0 ? { wroteInto: wrote, wroteDicts: writtenDicts(table, wrote) } : {}),
     table,
     outputTZ,
     window,

@@ -17,4 +17,6 @@ export interface QueryResult {
   readonly baseRows?: Int32Array;
   /** One part of a split getTicks: the columns it wrote into its shard's shared output. */
   readonly wroteInto?: readonly string[];
+  /** The source of each symbol column's dictionary among them (codes of one stored dictionary). */
+  readonly wroteDicts?: Readonly<Record<string, string>>;
 }

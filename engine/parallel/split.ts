@@ -234,7 +234,7 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   let table = mergeTables(
     results.map((r) => r.table),
     plan.by === 'identifier' ? plan.key : null,
-    output ? sharedColumns(own.table, output, results.map((r) => r.wroteInto), rows) : undefined,
+    output ? sharedColumns(own.table, output, results, rows) : undefined,
   );
   const limit = maxResultRows();
   if (table.length > limit) {
@@ -251,7 +251,7 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   if (sortCols) table = sortTable(table, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');
   if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
-  const { wroteInto: _parts, ...meta } = own;
+  const { wroteInto: _parts, wroteDicts: _dicts, ...meta } = own;
   return { ...meta, table };
 }
 

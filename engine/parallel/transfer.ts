@@ -20,7 +20,7 @@ type View = Float64Array | BigInt64Array | Int32Array | Uint8Array;
 
 export type EncodedDict =
   | { readonly k: 'strings'; readonly strings: readonly string[]; readonly sorted: boolean }
-  | { readonly k: 'utf8'; readonly offsets: Int32Array; readonly data: Uint8Array; readonly sorted: boolean }
+  | { readonly k: 'utf8'; readonly offsets: Int32Array; readonly data: Uint8Array; readonly sorted: boolean; readonly unique: boolean; readonly source?: string }
   | { readonly k: 'pick'; readonly base: EncodedDict; readonly picks: Int32Array }
   | { readonly k: 'concat'; readonly parts: readonly EncodedDict[] }
   /** A dictionary read from disk in blocks: its files and the blocks read so far (shared). */
@@ -59,7 +59,7 @@ function copied<T extends View>(v: T): T {
 /** A dictionary as a message, or null when it is of another kind (the column is then compacted to the strings it uses). */
 function encodeDict(d: Dict): EncodedDict | null {
   if (d instanceof StringDict) return { k: 'strings', strings: d.strings, sorted: d.sorted };
-  if (d instanceof Utf8Dict) return { k: 'utf8', offsets: copied(d.offsets), data: copied(d.data), sorted: d.sorted };
+  if (d instanceof Utf8Dict) return { k: 'utf8', offsets: copied(d.offsets), data: copied(d.data), sorted: d.sorted, unique: d.unique, ...(d.source ? { source: d.source } : {}) };
   if (d instanceof PickDict) {
     const base = encodeDict(d.base);
     return base ? { k: 'pick', base, picks: copied(d.picks) } : null;
@@ -77,7 +77,7 @@ function decodeDict(e: EncodedDict): Dict {
     case 'strings':
       return dictOf(e.strings, e.sorted);
     case 'utf8':
-      return new Utf8Dict(e.offsets, e.data, e.sorted);
+      return new Utf8Dict(e.offsets, e.data, e.sorted, e.unique, e.source);
     case 'pick':
       return new PickDict(decodeDict(e.base), e.picks);
     case 'concat':

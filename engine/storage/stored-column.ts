@@ -126,6 +126,10 @@ export class FileDict implements Dict {
     return this.held + this.decodedStrings.size * 48;
   }
 
+  get source(): string {
+    return this.dataPath;
+  }
+
   /** How many strings have been decoded (tests check that reads stay lazy). */
   get decodedCount(): number {
     return this.decodedStrings.size;
@@ -291,7 +295,8 @@ export class StoredColumn {
           ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
           : (() => {
               const offsets = readFileShared(this.path('.dict.offsets.i32'));
-              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFileShared(this.path('.dict.utf8')), true);
+              const data = this.path('.dict.utf8');
+              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFileShared(data), true, true, data);
             })();
         this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared_(n * 4), 0, n), dict };

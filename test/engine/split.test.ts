@@ -123,6 +123,15 @@ describe('a query split across workers', () => {
       for (const name of ['eventTimestamp', 'price', 'volume']) expect(shared(split, name), `${name} of ${JSON.stringify(args)}`).toBe(true);
       expect(split.wroteInto).toBeUndefined();
     }
+    // symbols: codes of one partition's stored dictionary go into the output too; parts over several
+    // partitions (different dictionaries) append theirs
+    const codesShared = (r: QueryResult, name: string): boolean => (r.table.col(name) as { codes: Int32Array }).codes.buffer instanceof SharedArrayBuffer;
+    const oneDay = { table: 'Trade', ...firstDay(), columns: ['instrumentID', 'price', 'conditions'], fill: 'forward' };
+    const day = result(await ex.call('getTicks', oneDay));
+    expect(firstDifference(json(day), json(engine.call('getTicks', oneDay)))).toBe('');
+    for (const name of ['instrumentID', 'conditions']) expect(codesShared(day, name), name).toBe(true);
+    const days = result(await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'conditions'], fill: 'forward' }));
+    expect(codesShared(days, 'instrumentID')).toBe(false);
     // a filter: the parts' rows are only known once they ran, so they are appended (the same result)
     const filtered = { table: 'Trade', ...WINDOW, filter: [['>=', 'volume', 100]], fill: 'forward', columns: ['instrumentID', 'price', 'volume'] };
     const split = result(await ex.call('getTicks', filtered));

@@ -54,7 +54,7 @@ if (init.store) {
   });
 }
 const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
-const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes });
+const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes, renderThreads: init.settings.workers });
 
 /** Bytes per streamed chunk: small enough that a slow reader holds the worker back early (FLOW_WINDOW chunks). */
 const STREAM_CHUNK_BYTES = 1 << 16;
@@ -182,7 +182,7 @@ function handle(m: CallMessage): void {
             return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);
           }
           const framing = { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}', chunkBytes: STREAM_CHUNK_BYTES };
-          writeText('json', result.table, result.outputTZ, framing, sendChunk, RenderHelpers.forRows(result.table.length));
+          writeText('json', result.table, result.outputTZ, framing, sendChunk, RenderHelpers.forRows(result.table.length, init.settings.workers));
           return { header } satisfies EnvelopeAnswer;
         }
         case 'page':

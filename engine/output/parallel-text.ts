@@ -65,9 +65,13 @@ export class RenderHelpers {
     private readonly silentMs: number,
   ) {}
 
-  /** Helpers for a table of `rows` rows on a machine of `cores` cores (at most 4 renderers), or null when not worth it. */
-  static forRows(rows: number, cores = availableParallelism()): RenderHelpers | null {
-    return rows >= MIN_ROWS && cores > 1 ? RenderHelpers.start(Math.min(cores, 4) - 1) : null;
+  /**
+   * Helpers for a table of `rows` rows rendered on up to `threads` threads (default, and at most,
+   * the machine's cores; at most 4 in all), or null when not worth it.
+   */
+  static forRows(rows: number, threads = Infinity): RenderHelpers | null {
+    const n = Math.min(threads, availableParallelism(), 4);
+    return rows >= MIN_ROWS && n > 1 ? RenderHelpers.start(n - 1) : null;
   }
 
   /** `count` helper threads. */

@@ -80,7 +80,11 @@ export class AppService {
   constructor(
     readonly engine: Engine,
     readonly mode: 'electron' | 'browser',
-    private readonly limits: { readonly maxResultBytes?: number } = {},
+    private readonly limits: {
+      readonly maxResultBytes?: number;
+      /** Threads an export may render on (the process's query workers setting; default every core). */
+      readonly renderThreads?: number;
+    } = {},
   ) {}
 
   /** Forgets a held result (its memory goes back once nothing else holds it). */
@@ -240,7 +244,7 @@ export class AppService {
    */
   writeCsv(resultId: unknown, write: (chunk: Uint8Array) => void, onRows?: (done: number, total: number) => void, chunkBytes = 1 << 16): { rows: number } {
     const r = this.result(resultId);
-    writeText('csv', r.table, r.outputTZ, { chunkBytes, ...(onRows ? { onRows } : {}) }, write, RenderHelpers.forRows(r.table.length));
+    writeText('csv', r.table, r.outputTZ, { chunkBytes, ...(onRows ? { onRows } : {}) }, write, RenderHelpers.forRows(r.table.length, this.limits.renderThreads));
     return { rows: r.table.length };
   }
 

@@ -16,6 +16,8 @@ import type { QueryResult } from '../../engine/ops/result.js';
 import { shardsOf } from '../../engine/parallel/split.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';
+import { BLOCK_ROWS } from '../../engine/output/parallel-text.js';
+import { textChunks } from '../../engine/output/text.js';
 
 let db = '';
 let engine: Engine;
@@ -186,6 +188,19 @@ describe('a query split across workers', () => {
     if (!l.ok) throw new Error(l.header.ai);
     expect(r.rows).toBe(l.rows);
     expect(await ex.page(r.resultId, 50_000, 40)).toEqual(local.page(l.resultId, 50_000, 40));
+  });
+
+  it('exports a large held result as CSV rendered on two threads, byte for byte the one-thread text', async () => {
+    const ex = await executor();
+    const args = { table: 'Trade', ...WINDOW, outputTZ: 'America/New_York' };
+    const r = await ex.run('getTicks', args);
+    if (!r.ok) throw new Error(r.header.ai);
+    expect(r.rows).toBeGreaterThan(4 * BLOCK_ROWS); // enough rows for helper threads
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of ex.csv(r.resultId)) chunks.push(chunk);
+    const local = engine.call('getTicks', args);
+    const expected = Buffer.concat([...textChunks('csv', local.table, local.outputTZ)]);
+    expect(Buffer.concat(chunks).equals(expected)).toBe(true);
   });
 
   it('applies maxResultRows to the merged result, naming the limit', async () => {

@@ -207,8 +207,6 @@ export const COMMANDS: readonly Command[] = [
         } catch (e) {
           throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
         }
-        // text is rendered on every core: helper threads start now, while the query runs
-        if (format === 'json' || format === 'csv') helpers = RenderHelpers.forRows(Infinity);
         const engine = Engine.open(dirs);
         const result = engine.call(operation, args);
         const header = okHeader(req, result);
@@ -218,6 +216,8 @@ export const COMMANDS: readonly Command[] = [
         else if (format === 'arrow') writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
+          // a large result is rendered on every core (helper threads started for it: a small one pays nothing)
+          helpers = RenderHelpers.forRows(result.table.length);
           writeText(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true }, writeOut, helpers);
         }
         return 0;

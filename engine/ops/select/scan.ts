@@ -134,7 +134,7 @@ export function scanPartition(p: RowSource, plan: ScanPlan): Scanned {
 
 /** The scan over the stored time order: each range is a binary search, identifiers a row mask. */
 function scanInTimeOrder(p: RowSource, plan: ScanPlan, order: Int32Array, runs: ReadonlyArray<[number, number]>, runRows: number): Scanned {
-  const source = runRows === p.rows || !p.narrow ? p : p.narrow(runs);
+  const fullSource = runRows === p.rows || !p.narrow ? p : p.narrow(runs);
   const time = p.column(plan.timeColumn);
   if (time.type !== 'timestamp') throw new Error(`${plan.timeColumn} is not a timestamp column`);
   const pairs = int32Pairs(time.data);
@@ -155,6 +155,7 @@ function scanInTimeOrder(p: RowSource, plan: ScanPlan, order: Int32Array, runs: 
   }
   let sel = plan.alloc ? plan.alloc(total) : new Int32Array(total);
   let n = 0;
+  let source = fullSource;
   for (const [lo, hi] of spans) {
     if (keep) {
       for (let i = lo; i < hi; i++) {
@@ -166,9 +167,34 @@ function scanInTimeOrder(p: RowSource, plan: ScanPlan, order: Int32Array, runs: 
       n += hi - lo;
     }
   }
+  // a short window over most identifiers: a few rows in each run, read only where they lie
+  if (p.narrow && n > 0 && n * SPARSE < p.rows) source = p.narrow(rowSpans(sel.subarray(0, n)));
   if (plan.predicate && n > 0) n = plan.predicate.apply(source, sel, n);
   sel = sel.subarray(0, n);
   return { rows: sel, source };
+}
+
+/** A selection this much smaller than its partition reads only the row spans it lies in. */
+const SPARSE = 16;
+/** Rows between two selected rows below which their spans are read as one (a cached column's block). */
+const SPAN_GAP = 1024;
+
+/** The ascending row spans [a, b) holding `rows` (any order), gaps under SPAN_GAP closed. */
+export function rowSpans(rows: Int32Array): Array<[number, number]> {
+  const sorted = rows.slice().sort();
+  const spans: Array<[number, number]> = [];
+  let a = sorted[0]!;
+  let b = a + 1;
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i]!;
+    if (r - b >= SPAN_GAP) {
+      spans.push([a, b]);
+      a = r;
+    }
+    b = r + 1;
+  }
+  spans.push([a, b]);
+  return spans;
 }
 
 const TWO32 = 4294967296;

@@ -9,7 +9,6 @@ import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
 import { RenderHelpers, writeText } from '../engine/output/parallel-text.js';
-import { writeArrowStream } from '../engine/service/arrow.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
@@ -213,7 +212,8 @@ export const COMMANDS: readonly Command[] = [
         started = true;
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
         if (format === 'parquet') await writeResultParquet(result, writeOut);
-        else if (format === 'arrow') writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
+        // loaded only here: apache-arrow takes ~130 ms to load, which every other call would pay
+        else if (format === 'arrow') (await import('../engine/service/arrow.js')).writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
           // a large result is rendered on every core (helper threads started for it: a small one pays nothing)

@@ -90,8 +90,11 @@ export interface EnvelopeRequest {
 }
 
 /** The worker's answer to `envelope`: the header, and the Arrow or q message bytes when asked (JSON came as chunks). */
+/**
+ * The answer of an envelope call: JSON and Arrow were streamed (Arrow's first chunk is the header as
+ * JSON, then the IPC stream), a q IPC message comes whole.
+ */
 export interface EnvelopeAnswer {
   readonly header: Header;
-  readonly arrow?: Uint8Array;
   readonly q?: Uint8Array;
 }

@@ -15,7 +15,8 @@ import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { okHeader } from '../gateway/envelope.js';
 import { RenderHelpers, writeText } from '../output/parallel-text.js';
-import { tableToArrow } from '../service/arrow.js';
+import { writeArrowStream } from '../service/arrow.js';
+import { Out, utf8 } from '../output/out.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
 import { operationByName } from '../registry/operations.js';
@@ -178,8 +179,16 @@ function handle(m: CallMessage): void {
             return new Sent({ kind: 'done', id: m.id, value: { header, q } satisfies EnvelopeAnswer }, [q.buffer as ArrayBuffer]);
           }
           if (format === 'arrow') {
-            const arrow = tableToArrow(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) });
-            return new Sent({ kind: 'done', id: m.id, value: { header, arrow } satisfies EnvelopeAnswer }, arrow.byteOffset === 0 && arrow.byteLength === arrow.buffer.byteLength ? [arrow.buffer as ArrayBuffer] : []);
+            // the header first (the gateway sets its response headers from it), then the IPC stream a
+            // record batch at a time, its pieces gathered into chunks of their own (each moves on)
+            sendChunk(utf8(JSON.stringify(header)));
+            const o = new Out(sendChunk, STREAM_CHUNK_BYTES);
+            writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, (piece) => {
+              o.bytes(piece);
+              if (o.full) o.flush();
+            });
+            o.flush();
+            return { header } satisfies EnvelopeAnswer;
           }
           const framing = { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}', chunkBytes: STREAM_CHUNK_BYTES };
           writeText('json', result.table, result.outputTZ, framing, sendChunk, RenderHelpers.forRows(result.table.length, init.settings.workers));

@@ -210,7 +210,15 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     // settles once the response has taken the chunk: a slow client holds back the worker's rendering
     // (one wait for the next drain, shared by every chunk written meanwhile)
     let draining: Promise<void> | null = null;
+    // Arrow: the first chunk is the header (the rows go in a response header, before the body)
+    let arrowHeader = arrow;
     const write = (bytes: Uint8Array): Promise<void> | void => {
+      if (arrowHeader) {
+        arrowHeader = false;
+        const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { rows?: number };
+        reply.header('x-tickscope-rows', String(header.rows ?? 0));
+        return undefined;
+      }
       const s = stream ?? start();
       if (s.destroyed || s.write(bytes)) return undefined;
       draining ??= new Promise<void>((taken) => {
@@ -230,6 +238,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
     if (!r.ok) {
+      reply.removeHeader('x-tickscope-rows'); // an Arrow answer's header chunk came before the failure
       if (stream) {
         // the header went out as success: end the response short (the client sees a truncated body)
         (stream as PassThrough).destroy();
@@ -238,13 +247,6 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       return fail(req, reply, r.error, api);
     }
     req.ctx.rows = r.answer.header.rows ?? 0;
-    if (arrow) {
-      const bytes = r.answer.arrow!;
-      reply.header('x-tickscope-rows', String(req.ctx.rows));
-      const s = start();
-      s.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      return reply;
-    }
     (stream ?? start()).end();
     return reply;
   }

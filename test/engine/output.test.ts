@@ -5,6 +5,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { tableToArrow, writeArrowStream } from '../../engine/service/arrow.js';
 import { dictOf } from '../../engine/core/dict.js';
+import { remoteResult } from '../../engine/service/remote.js';
 import { tempDir } from '../helpers/db.js';
 import type { Column } from '../../engine/core/column.js';
 import { Table } from '../../engine/core/table.js';
@@ -176,6 +177,15 @@ describe('Arrow output streamed a record batch at a time', () => {
         expect(tableFromIPC(stream(t, opts, batchRows)).schema.metadata).toEqual(tableFromIPC(tableToArrow(t, opts)).schema.metadata);
       }
     }
+  });
+
+  it('reads back batch by batch as a remote gateway answer (the app holds it as a result)', () => {
+    const all = generated(2600, 14);
+    const t = all.select(all.defs.filter((d) => d.type !== 'float[]' && d.type !== 'boolean').map((d) => d.name));
+    const bytes = stream(t, { exact: true, zone: 'UTC' }, 1000);
+    const { result } = remoteResult(bytes, { api: 'getTicks', outputTZ: 'UTC', tableName: 'Trade', timeColumn: 'time', idColumn: 'sym', header: null });
+    expect(result.table.length).toBe(2600);
+    expect(Buffer.from(render('csv', result.table, 'UTC', 1 << 16)).equals(render('csv', t, 'UTC', 1 << 16))).toBe(true);
   });
 
   it('writes each symbol dictionary once, and an empty table as its schema', () => {

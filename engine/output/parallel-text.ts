@@ -38,6 +38,14 @@ const CONSUMED = 1;
 const STOP = 2;
 const FAILED = 3;
 const META = 8;
+const CTRL_WORDS = META + 4 * SLOTS;
+const RING_BYTES = 4 * CTRL_WORDS + SLOTS * SLOT_BYTES;
+
+/** A ring's control words and its slots' bytes (both sides read it through these). */
+function ringViews(buffer: SharedArrayBuffer): { ctrl: Int32Array; data: Uint8Array } {
+  return { ctrl: new Int32Array(buffer, 0, CTRL_WORDS), data: new Uint8Array(buffer, 4 * CTRL_WORDS) };
+}
+
 /** A slot holding the text of its rows; or a row too wide for a slot, which the writer renders itself. */
 const BYTES = 0;
 const YOURS = 1;
@@ -103,7 +111,7 @@ export class RenderHelpers {
     if (!sources) return null;
     const threads = this.workers.length + 1;
     return this.workers.map((w, k) => {
-      const ring = new SharedArrayBuffer(4 * (META + 4 * SLOTS) + SLOTS * SLOT_BYTES);
+      const ring = new SharedArrayBuffer(RING_BYTES);
       const job: Job = { format, zone, names: t.names, length: t.length, sources, place: k + 1, threads, chunkBytes, ring };
       w.postMessage(job);
       return new Ring(ring, this.silentMs);
@@ -128,11 +136,10 @@ class Ring {
   private taken = 0;
 
   constructor(
-    readonly buffer: SharedArrayBuffer,
+    buffer: SharedArrayBuffer,
     private readonly silentMs: number,
   ) {
-    this.ctrl = new Int32Array(buffer, 0, META + 4 * SLOTS);
-    this.data = new Uint8Array(buffer, 4 * (META + 4 * SLOTS));
+    ({ ctrl: this.ctrl, data: this.data } = ringViews(buffer));
   }
 
   /** The next piece (waiting for it), or null when the helper failed or went silent. */
@@ -231,8 +238,7 @@ export function writeText(format: Format, t: Table, zone: string, opts: TextOpti
 
 /** The helper's side: renders its blocks of the job's table into its ring, in order. */
 export function renderJob(job: Job): void {
-  const ctrl = new Int32Array(job.ring, 0, META + 4 * SLOTS);
-  const data = new Uint8Array(job.ring, 4 * (META + 4 * SLOTS));
+  const { ctrl, data } = ringViews(job.ring);
   try {
     const t = Table.fromSources(
       job.names,

@@ -9,17 +9,18 @@
  * batch's Quote and Trade rows, over the span its orders need, in buffers of their own outside the
  * shared column cache, dropped before the next batch.
  *
- * On the executor, the instruments split across its idle workers (contiguous ranges of about equal
- * events, as a getStats splits by identifier): each part computes its instruments' rows, and the
- * worker that took the call merges them in the same order and writes them all in its one commit.
+ * On the executor, the instruments split across its idle workers before anything is read (contiguous
+ * ranges of about equal market data, from the partitions' layout, as a getStats splits by
+ * identifier): each part reads its instruments' events and market data and computes their rows, and
+ * the worker that took the call merges them in the same order and writes them all in its one commit.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
-import { floats, type SymbolColumn } from '../core/column.js';
+import { compareStrings, type SymbolColumn } from '../core/column.js';
 import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
-import { checkpoint, currentShard, inShard, parallelism, quietly, reportProgress, type Shard } from '../core/query-hooks.js';
+import { checkpoint, currentShard, parallelism, quietly, reportProgress, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
-import { formatDate, NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay } from '../core/time.js';
+import { formatDate, NEG_INF_TS, NS_PER_DAY, partitionKey, POS_INF_TS, splitDay } from '../core/time.js';
 import { andPredicates, compileClauses } from '../ops/filter/compile.js';
 import type { QueryResult } from '../ops/result.js';
 import { filterPredicate, gatherColumns } from '../ops/select/args.js';
@@ -28,8 +29,8 @@ import { sortTable } from '../ops/sort.js';
 import { shardsOf } from '../parallel/split.js';
 import { resolveTimestamp, type Window } from '../ops/window.js';
 import type { DecodedArgs } from '../registry/decode.js';
-import { loadAll } from '../storage/append.js';
-import type { Changes, Database } from '../storage/database.js';
+import { loadAll, loadForRewrite } from '../storage/append.js';
+import type { Changes, Database, Partition } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
 import { computeOrderAnalytics, orderAnalyticsColumns, REVERSION_HORIZONS_S } from './analytics.js';
 import { InMemoryMarketView } from './market-view.js';
@@ -38,11 +39,6 @@ const ORDER_COLUMNS = ['eventTimestamp', 'instrumentID', 'orderID', 'eventType',
 const NS_PER_S = 1_000_000_000n;
 /** Most parts of a split generate. */
 const MAX_PARTS = 8;
-/**
- * Market data rows read per order event, roughly (the demo: about 50): a generate splits when its
- * events times this reach the splitMinRows setting.
- */
-const EVENTS_TO_ROWS = 50;
 
 /** The window of New events: dt (a UTC day) or startTS and endTS, exactly one of the two forms. */
 export function generateWindow(args: DecodedArgs): Window {
@@ -98,67 +94,97 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
 /** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
 function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
   const ids = args.get('idList', 'symbols');
+  // a whole call on the executor hands instrument ranges to idle workers first, so every part reads
+  // and computes at once, each only its instruments' events and market data
+  const split = shard ? null : splitAcrossWorkers(db, source, args, window, ids);
+  const own = shard ?? split?.own;
   const newOnly = compileClauses([{ fn: '=', column: 'eventType', value: 'New', source: 'New' }], source, 'UTC', 'table');
   const predicate = andPredicates([newOnly, filterPredicate(source, args, 'UTC')]);
   const base = { table: source, inputTZ: 'UTC', timeColumn: source.timeColumn ?? '', buffer: db.config.timeColBuffer, alloc: scratchInt32, ...(ids ? { ids } : {}) };
-  // the orders: New events in the window that pass idList and filter
+  // the orders: New events in the window that pass idList and filter (of every instrument: an
+  // order's later events count under their own instrument, as in the whole call)
   const news = quietly(() => gatherColumns(source, selectRows(db, { ...base, window, ...(predicate ? { predicate } : {}) }), ['orderID']));
   const wanted = new Set(symbolValues(news.col('orderID') as SymbolColumn));
   wanted.delete('');
   const names = source.columns.filter((c) => !c.type.endsWith('[]')).map((c) => c.name);
-  if (wanted.size === 0) return emptyAnalytics();
-  // every event of those orders, from the window's start on (fills may come after its end)
-  const later = quietly(() => gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS } }), names));
-  const orderIDs = later.col('orderID') as SymbolColumn;
-  const keepCode = new Uint8Array(orderIDs.dict.length);
-  for (let k = 0; k < keepCode.length; k++) keepCode[k] = wanted.has(orderIDs.dict.get(k)) ? 1 : 0;
-  const keep: number[] = [];
-  for (let i = 0; i < later.length; i++) if (keepCode[orderIDs.codes[i]!]) keep.push(i);
-  const events = later.take(Int32Array.from(keep));
+  const parts: Table[] = [];
+  if (wanted.size > 0) {
+    // every event of those orders (of this part's instruments), from the window's start on (fills may come after its end)
+    const later = quietly(() => gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS }, ...(own ? { idRange: own } : {}) }), names));
+    const orderIDs = later.col('orderID') as SymbolColumn;
+    const keepCode = new Uint8Array(orderIDs.dict.length);
+    for (let k = 0; k < keepCode.length; k++) keepCode[k] = wanted.has(orderIDs.dict.get(k)) ? 1 : 0;
+    const keep: number[] = [];
+    for (let i = 0; i < later.length; i++) if (keepCode[orderIDs.codes[i]!]) keep.push(i);
+    const events = later.take(Int32Array.from(keep));
 
-  // instruments in batches: only a batch's market data is in memory at once
-  const inst = events.col('instrumentID') as SymbolColumn;
-  const instOf = Array.from(inst.codes, (c) => inst.dict.get(c));
-  const instruments = [...new Set(instOf)].sort();
-  // a part computes its range of instruments; the whole call may hand ranges to idle workers
-  let mine = shard ? instruments.filter((id) => inShard(shard, id)) : instruments;
-  let others: (() => Table[]) | null = null;
-  const par = shard ? undefined : parallelism();
-  if (par && instruments.length >= 2 && events.length * EVENTS_TO_ROWS >= par.minRows && args.raw !== undefined) {
-    const helpers = par.reserve(Math.min(MAX_PARTS, instruments.length) - 1);
-    if (helpers > 0) {
-      const counts = new Map<string, number>();
-      for (const id of instOf) counts.set(id, (counts.get(id) ?? 0) + 1);
-      const shards = shardsOf(
-        instruments.map((id) => [id, counts.get(id)!] as const),
-        helpers + 1,
-      );
-      par.dispatch(shards.slice(1).map((s) => ({ operation: 'generateOrderAnalytics', args: args.raw, shard: s })));
-      if (shards.length > 1) {
-        mine = instruments.filter((id) => inShard(shards[0]!, id));
-        others = () => par.collect().map((r) => r.table);
-      }
+    // instruments in batches: only a batch's market data is in memory at once
+    const inst = events.col('instrumentID') as SymbolColumn;
+    const instOf = Array.from(inst.codes, (c) => inst.dict.get(c));
+    const mine = [...new Set(instOf)].sort();
+    const size = batch ?? mine.length;
+    reportProgress(0, mine.length, 'instruments');
+    for (let b = 0; b < mine.length; b += size) {
+      checkpoint();
+      const these = new Set(mine.slice(b, b + size));
+      const rowsOf: number[] = [];
+      for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
+      const sub = events.take(Int32Array.from(rowsOf));
+      parts.push(computeOrderAnalytics(sub, quietly(() => marketFor(db, sub, [...these]))));
+      reportProgress(Math.min(mine.length, b + size), mine.length, 'instruments');
     }
   }
-  const size = batch ?? mine.length;
-  const parts: Table[] = [];
-  reportProgress(0, mine.length, 'instruments');
-  for (let b = 0; b < mine.length; b += size) {
-    checkpoint();
-    const these = new Set(mine.slice(b, b + size));
-    const rowsOf: number[] = [];
-    for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
-    const sub = events.take(Int32Array.from(rowsOf));
-    parts.push(computeOrderAnalytics(sub, quietly(() => marketFor(db, sub, [...these]))));
-    reportProgress(Math.min(mine.length, b + size), mine.length, 'instruments');
-  }
-  if (others) parts.push(...others());
+  if (split) parts.push(...split.others());
   const all = Table.concat(orderAnalyticsColumns(), parts);
   return sortTable(all, [
     { dir: 'asc', column: 'strikeTime' },
     { dir: 'asc', column: 'instrumentID' },
     { dir: 'asc', column: 'orderID' },
   ]);
+}
+
+/**
+ * Instrument ranges of a generate handed to the executor's idle workers, before anything is read:
+ * contiguous ranges of about equal market data (Quote and Trade rows of the window's days, from the
+ * partitions' layout), when that reaches the splitMinRows setting. This call keeps the first range
+ * and collects the others' rows; null when it runs whole.
+ */
+function splitAcrossWorkers(
+  db: Database,
+  source: TableSchema,
+  args: DecodedArgs,
+  window: Window,
+  ids: readonly string[] | undefined,
+): { own: Shard; others: () => Table[] } | null {
+  const par = parallelism();
+  if (!par || args.raw === undefined || source.kind !== 'partitioned') return null;
+  const lo = window.start <= NEG_INF_TS ? '' : partitionKey(window.start);
+  const hi = window.end >= POS_INF_TS ? '\uffff' : partitionKey(window.end - 1n);
+  const rowsIn = (table: string, into: Map<string, number>): void => {
+    if (!db.schema.tables.has(table)) return;
+    for (const key of db.partitionKeys(table)) {
+      if (key < lo || key > hi) continue;
+      for (const [id, [a, b]] of db.partition(table, key)?.idRanges ?? []) if (into.has(id)) into.set(id, into.get(id)! + b - a);
+    }
+  };
+  // the instruments with orders in the window's days (idList's alone), weighed by their market data
+  const wanted = ids ? new Set(ids) : undefined;
+  const weights = new Map<string, number>();
+  for (const key of db.partitionKeys(source.name)) {
+    if (key < lo || key > hi) continue;
+    for (const id of db.partition(source.name, key)?.idRanges.keys() ?? []) if (!wanted || wanted.has(id)) weights.set(id, 1);
+  }
+  rowsIn('Quote', weights);
+  rowsIn('Trade', weights);
+  const sorted = [...weights].sort((x, y) => compareStrings(x[0], y[0]));
+  const total = sorted.reduce((n, w) => n + w[1], 0);
+  if (sorted.length < 2 || total < par.minRows) return null;
+  const helpers = par.reserve(Math.min(MAX_PARTS, sorted.length) - 1);
+  if (helpers === 0) return null;
+  const shards = shardsOf(sorted, helpers + 1);
+  par.dispatch(shards.slice(1).map((s) => ({ operation: 'generateOrderAnalytics', args: args.raw, shard: s })));
+  if (shards.length < 2) return null;
+  return { own: shards[0]!, others: () => par.collect().map((r) => r.table) };
 }
 
 function emptyAnalytics(): Table {
@@ -228,7 +254,8 @@ function marketFor(db: Database, events: Table, instruments: readonly string[]):
 /**
  * One instrument's rows of a table between two instants (partitions by date, its identifier run in
  * each), time and numeric columns as float64. `prevailing`: also the last row before `from`, looking
- * back over earlier partitions until one holds the instrument.
+ * back over earlier partitions until one holds the instrument. The times are read first and the rows
+ * kept found on them; only those rows' values are read, straight into the arrays returned.
  */
 function readSeries(
   db: Database,
@@ -242,46 +269,101 @@ function readSeries(
   const keys = db.partitionKeys(table);
   const first = formatDate(splitDay(from).days);
   const last = formatDate(splitDay(to).days);
-  const inRange = keys.filter((k) => k >= first && k <= last);
-  const chunks: Array<{ time: BigInt64Array; values: Float64Array[] }> = [];
-  const readKey = (key: string): { time: BigInt64Array; values: Float64Array[] } | undefined => {
+  const runOf = (key: string): Run | undefined => {
     const p = db.partition(table, key);
     const range = p?.idRanges.get(id);
     if (!p || !range || range[1] <= range[0]) return undefined;
     const [a, b] = range;
     const t = p.readUncached('eventTimestamp', a, b);
     if (t.type !== 'timestamp') throw new Error(`${table}.eventTimestamp is not a timestamp column`);
-    return { time: t.data, values: columns.map((c) => floats(p.readUncached(c, a, b))) };
+    return { p, a, b, time: t.data };
   };
-  for (const k of inRange) {
-    const c = readKey(k);
-    if (c) chunks.push(c);
+  const runs: Run[] = [];
+  for (const k of keys) {
+    if (k < first || k > last) continue;
+    const r = runOf(k);
+    if (r) runs.push(r);
   }
-  if (prevailing && !(chunks[0] && chunks[0].time[0]! <= from)) {
+  if (prevailing && !(runs[0] && runs[0].time[0]! <= from)) {
     // the quote prevailing at `from` may lie in an earlier partition (no day limit, SPEC 6.3)
     for (const k of keys.filter((x) => x < first).reverse()) {
-      const c = readKey(k);
-      if (c) {
-        chunks.unshift(c);
+      const r = runOf(k);
+      if (r) {
+        runs.unshift(r);
         break;
       }
     }
   }
-  return clip(concatSeries(chunks, columns.length), prevailing ? undefined : from, to, prevailing ? from : undefined);
+  const time = concatTimes(runs);
+  // times ascend (a partition's identifier run is in time order, partitions by date)
+  let a = firstAtLeast(time, 0, from);
+  if (prevailing && a > 0) a--;
+  const b = to >= POS_INF_TS ? time.length : firstAtLeast(time, a, to + 1n);
+  const values = columns.map((name) => {
+    const out = new Float64Array(b - a);
+    let at = 0; // the run's first row in the concatenated times
+    for (const r of runs) {
+      const lo = Math.max(a, at);
+      const hi = Math.min(b, at + r.b - r.a);
+      if (hi > lo) readFloatsInto(r.p, name, r.a + lo - at, r.a + hi - at, out, lo - a);
+      at += r.b - r.a;
+    }
+    return out;
+  });
+  return { time: time.subarray(a, b), values };
 }
 
-function concatSeries(chunks: ReadonlyArray<{ time: BigInt64Array; values: Float64Array[] }>, width: number): { time: BigInt64Array; values: Float64Array[] } {
-  if (chunks.length === 1) return chunks[0]!;
-  const n = chunks.reduce((s, c) => s + c.time.length, 0);
-  const time = new BigInt64Array(n);
-  const values = Array.from({ length: width }, () => new Float64Array(n));
+/** One partition's run of an instrument: its rows [a, b) and their times. */
+interface Run {
+  readonly p: Partition;
+  readonly a: number;
+  readonly b: number;
+  readonly time: BigInt64Array;
+}
+
+function concatTimes(runs: readonly Run[]): BigInt64Array {
+  if (runs.length === 1) return runs[0]!.time;
+  const time = new BigInt64Array(runs.reduce((s, r) => s + r.time.length, 0));
   let o = 0;
-  for (const c of chunks) {
-    time.set(c.time, o);
-    for (let j = 0; j < width; j++) values[j]!.set(c.values[j]!, o);
-    o += c.time.length;
+  for (const r of runs) {
+    time.set(r.time, o);
+    o += r.time.length;
   }
-  return { time, values };
+  return time;
+}
+
+const TWO32 = 4294967296;
+
+/**
+ * Rows [a, b) of a stored numeric column as float64 into out[at...]: a float column's bytes land
+ * there as they are; a long or int column's are read into the same slots and widened in place (a long
+ * word by word; ints from the last, each float's 8 bytes covering ints already widened). Null is NaN.
+ */
+function readFloatsInto(p: Partition, name: string, a: number, b: number, out: Float64Array, at: number): void {
+  const n = b - a;
+  const slots = new Uint8Array(out.buffer, out.byteOffset + at * 8, n * 8);
+  const type = p.readInto(name, a, b, slots);
+  const f = out.subarray(at, at + n);
+  const w = new Int32Array(out.buffer, out.byteOffset + at * 8, 2 * n);
+  switch (type) {
+    case 'float':
+      return;
+    case 'long':
+      for (let i = 0; i < n; i++) {
+        const lo = w[2 * i]!;
+        const hi = w[2 * i + 1]!;
+        f[i] = hi === -2147483648 && lo === 0 ? NaN : hi * TWO32 + (lo >>> 0);
+      }
+      return;
+    case 'int':
+      for (let i = n - 1; i >= 0; i--) {
+        const x = w[i]!;
+        f[i] = x === -2147483648 ? NaN : x;
+      }
+      return;
+    default:
+      throw new Error(`${name}: ${type} is not a numeric column`);
+  }
 }
 
 /** The first row at or after `from` of rows [a, n) of ascending times whose time is at least `t` (binary search). */
@@ -293,17 +375,6 @@ function firstAtLeast(time: BigInt64Array, a: number, t: bigint): number {
     else hi = mid;
   }
   return a;
-}
-
-/** Rows with from <= time <= to; with `keepBefore`, the last row before it stays too. */
-function clip(s: { time: BigInt64Array; values: Float64Array[] }, from: bigint | undefined, to: bigint, keepBefore: bigint | undefined): { time: BigInt64Array; values: Float64Array[] } {
-  // times ascend (a partition's identifier run is in time order, partitions by date)
-  const lower = from ?? keepBefore ?? NEG_INF_TS;
-  let a = firstAtLeast(s.time, 0, lower);
-  if (keepBefore !== undefined && a > 0) a--;
-  const b = to >= POS_INF_TS ? s.time.length : firstAtLeast(s.time, a, to + 1n);
-  if (a === 0 && b === s.time.length) return s;
-  return { time: s.time.slice(a, b), values: s.values.map((v) => v.slice(a, b)) };
 }
 
 /** instrumentID written through config's compositeTickerMap (SPEC 3.2). */
@@ -336,7 +407,7 @@ function changesFor(db: Database, t: TableSchema, rows: Table, regen: boolean): 
   const keys = new Set([...fresh.keys(), ...(regen ? db.partitionKeys(t.name) : [])]);
   for (const key of [...keys].sort()) {
     const p = db.partition(t.name, key);
-    let stored = p ? loadAll(t, p) : undefined;
+    let stored = p ? loadForRewrite(t, p) : undefined;
     let removed = false;
     if (stored && regen) {
       const oid = stored.col('orderID') as SymbolColumn;

@@ -7,11 +7,20 @@ import { Table } from '../core/table.js';
 import type { Changes, Database, Partition } from './database.js';
 import type { TableSchema } from './schema.js';
 
-/** All columns of a stored partition as a table. */
+/** All columns of a stored partition as a table (through the column cache). */
 export function loadAll(t: TableSchema, p: Partition): Table {
   return new Table(
     t.columns.map((c) => c.name),
     t.columns.map((c) => p.column(c.name)),
+    p.rows,
+  );
+}
+
+/** All columns of a stored partition that a commit rewrites: read outside the column cache (Partition.columnUncached). */
+export function loadForRewrite(t: TableSchema, p: Partition): Table {
+  return new Table(
+    t.columns.map((c) => c.name),
+    t.columns.map((c) => p.columnUncached(c.name)),
     p.rows,
   );
 }
@@ -77,7 +86,7 @@ export function appendChanges(db: Database, t: TableSchema, rows: Table): Change
   const defs = t.columns;
   if (t.kind === 'reference') {
     const existing = db.reference(t.name);
-    const data = existing ? Table.concat(defs, [loadAll(t, existing), rows]) : rows;
+    const data = existing ? Table.concat(defs, [loadForRewrite(t, existing), rows]) : rows;
     return { references: [{ table: t.name, data }] };
   }
   const partitions: Array<{ table: string; key: string; data: Table }> = [];
@@ -85,7 +94,7 @@ export function appendChanges(db: Database, t: TableSchema, rows: Table): Change
     // one day's rows only (the usual import): the rows as they are, not a copy
     const fresh = idx.length === rows.length ? rows : new Table(rows.names, rows.columns.map((c) => gather(c, idx)), idx.length);
     const existing = db.partition(t.name, key);
-    partitions.push({ table: t.name, key, data: existing ? Table.concat(defs, [loadAll(t, existing), fresh]) : fresh });
+    partitions.push({ table: t.name, key, data: existing ? Table.concat(defs, [loadForRewrite(t, existing), fresh]) : fresh });
   }
   return { partitions };
 }

@@ -11,16 +11,17 @@
  * commit. Because folders are immutable, cached columns are keyed by folder and never go stale.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { Column } from '../core/column.js';
+import type { Column, ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
-import type { Table } from '../core/table.js';
+import type { ColumnDef, Table } from '../core/table.js';
 import type { RowSource } from '../ops/select/scan.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
 import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder } from './partition-io.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
-import { FolderGoneError, readFileShared, readRowsUncached, type RowRanges, StoredColumn } from './stored-column.js';
+import { FolderGoneError, readFileShared, readRowsInto, readRowsUncached, type RowRanges, StoredColumn } from './stored-column.js';
 import { withWriteLock } from './write-lock.js';
 
 interface Manifest {
@@ -66,11 +67,31 @@ export class Partition implements RowSource {
     return { rows: this.rows, idRanges: this.idRanges, column: (name: string) => this.columnIn(name, ranges) };
   }
 
+  /**
+   * Every row of a column in buffers of its own, outside the column cache and the executor's shared
+   * store: a partition read once to be rewritten (a commit replaces it) never displaces what queries
+   * use, nor asks the serving thread for buffers.
+   */
+  columnUncached(name: string): Column {
+    return new StoredColumn(this.dir, this.def(name), this.rows, this.meta.rowOrderDicts?.includes(name) ?? false, true).load();
+  }
+
   /** Rows [a, b) of a numeric or time column in a buffer of their own, outside the column cache. */
   readUncached(name: string, a: number, b: number): Column {
+    return readRowsUncached(this.dir, this.def(name), this.rows, a, b);
+  }
+
+  /** The type of a column and the bytes of its rows [a, b) read into `into`, outside the column cache. */
+  readInto(name: string, a: number, b: number, into: Uint8Array): ColumnType {
+    const def = this.def(name);
+    readRowsInto(this.dir, def, this.rows, a, b, into);
+    return def.type;
+  }
+
+  private def(name: string): ColumnDef {
     const def = this.meta.columns.find((c) => c.name === name);
     if (!def) throw new TickscopeError('badDatabase', `${this.dir}: no column ${name}`);
-    return readRowsUncached(this.dir, def, this.rows, a, b);
+    return def;
   }
 
   /** The rows in time order (ties by identifier, then storage order), when stored with the partition. */
@@ -80,8 +101,7 @@ export class Partition implements RowSource {
   }
 
   private stored(name: string): StoredColumn {
-    const def = this.meta.columns.find((c) => c.name === name);
-    if (!def) throw new TickscopeError('badDatabase', `${this.dir}: no column ${name}`);
+    const def = this.def(name);
     return this.cache.get(`${this.dir}\0${name}`, () => new StoredColumn(this.dir, def, this.rows, this.meta.rowOrderDicts?.includes(name) ?? false));
   }
 }
@@ -164,6 +184,8 @@ export class Database {
   private readonly cache: ColumnCache;
   /** Manifest generations read by running queries of this thread, with their counts. */
   private readonly held = new Map<number, number>();
+  /** Removals of superseded folders still under way (moved aside under the write lock, removed after it). */
+  private readonly removing = new Set<Promise<void>>();
 
   private currentConfig: Config;
   private configStamp: string;
@@ -384,9 +406,12 @@ export class Database {
   }
 
   /**
-   * Removes (under the write lock) folders no manifest names (left by a crashed write) and retired
-   * folders once no query of this process holds a generation that reads them and the grace period
-   * for other threads and processes has passed. Queries that still find one gone retry (read()).
+   * Removes folders no manifest names (left by a crashed write) and retired folders once no query of
+   * this process holds a generation that reads them and the grace period for other threads and
+   * processes has passed. Queries that still find one gone retry (read()). Under the write lock each
+   * is only renamed aside (a metadata change): its files are deleted afterwards, off the commit's path
+   * and off this thread (unlinking a partition's files costs about a millisecond each here). A
+   * folder left aside by a process that stopped first is removed by the next commit.
    */
   private removeSuperseded(): void {
     const m = this.manifest;
@@ -401,7 +426,20 @@ export class Database {
       for (const table of readdirSync(data)) {
         for (const f of readdirSync(join(data, table))) {
           const rel = join('data', table, f);
-          if (!known.has(rel)) rmSync(join(this.dir, rel), { recursive: true, force: true });
+          if (known.has(rel)) continue;
+          const path = join(this.dir, rel);
+          if (f.startsWith(ASIDE)) {
+            this.removeLater(path);
+            continue;
+          }
+          const aside = join(data, table, `${ASIDE}${f}.${process.pid}.${++asideCount}`);
+          try {
+            renameSync(path, aside);
+          } catch {
+            rmSync(path, { recursive: true, force: true });
+            continue;
+          }
+          this.removeLater(aside);
         }
       }
     }
@@ -411,7 +449,24 @@ export class Database {
       this.refresh();
     }
   }
+
+  private removeLater(path: string): void {
+    // another thread or process may be removing the same folder: whatever it leaves, the next commit does
+    const done: Promise<void> = rm(path, { recursive: true, force: true, maxRetries: 2 })
+      .catch(() => undefined)
+      .finally(() => this.removing.delete(done));
+    this.removing.add(done);
+  }
+
+  /** Resolves when the superseded folders this Database set aside have been deleted from disk. */
+  async removals(): Promise<void> {
+    while (this.removing.size > 0) await Promise.all([...this.removing]);
+  }
 }
+
+/** The name prefix of a superseded folder set aside for removal. */
+const ASIDE = '.removing-';
+let asideCount = 0;
 
 /** The folders (relative paths) a manifest names. */
 function liveFolders(m: Manifest): Set<string> {

@@ -261,12 +261,15 @@ export class StoredColumn {
     private readonly rows: number,
     /** The dictionary is in first-use order (read in blocks), not sorted. */
     private readonly rowOrderDict = false,
+    /** Buffers of its own even where the executor shares them (a partition read once to be rewritten). */
+    ownBuffers = false,
   ) {
     this.layout = fixedLayout(def);
     if (!this.layout) return;
     const n = rows;
     // one buffer per column file for the whole process when the executor shares them, else our own
-    const store = sharedStore();
+    const store = ownBuffers ? undefined : sharedStore();
+    const readFile = ownBuffers ? readShared : readFileShared;
     const bufs = store
       ? store.column(join(dir, this.layout.file), n, this.layout.width)
       : { data: shared(n * this.layout.width), loaded: new ArrayBuffer(blockWords(n) * 4) };
@@ -294,9 +297,9 @@ export class StoredColumn {
         const dict = this.rowOrderDict
           ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
           : (() => {
-              const offsets = readFileShared(this.path('.dict.offsets.i32'));
+              const offsets = readFile(this.path('.dict.offsets.i32'));
               const data = this.path('.dict.utf8');
-              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFileShared(data), true, true, data);
+              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFile(data), true, true, data);
             })();
         this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared_(n * 4), 0, n), dict };
@@ -407,23 +410,36 @@ function readWhole(dir: string, def: ColumnDef, rows: number): Column {
   }
 }
 
-/**
- * Rows [a, b) of a stored numeric or time column, read into a buffer of their own: not the column
- * cache (order analytics reads one batch of instruments' market data at a time and lets it go).
- */
-export function readRowsUncached(dir: string, def: ColumnDef, rows: number, a: number, b: number): Column {
+/** The type and width of a stored fixed-width column other than a symbol (checked). */
+function numericLayout(def: ColumnDef, caller: string): FixedLayout {
   const layout = fixedLayout(def);
-  if (!layout || def.type === 'symbol') throw new Error(`readRowsUncached: ${def.name} is not a numeric or time column`);
+  if (!layout || def.type === 'symbol') throw new Error(`${caller}: ${def.name} is not a numeric or time column`);
+  return layout;
+}
+
+/**
+ * Rows [a, b) of a stored numeric or time column, their bytes read into `into` (at least
+ * (b - a) × its width): outside the column cache (order analytics reads one batch of instruments'
+ * market data at a time, straight into the arrays it keeps, and lets it go).
+ */
+export function readRowsInto(dir: string, def: ColumnDef, rows: number, a: number, b: number, into: Uint8Array): void {
+  const layout = numericLayout(def, 'readRowsInto');
   const path = join(dir, layout.file);
-  const bytes = new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(((b - a) * layout.width) / 8) * 8)), 0, (b - a) * layout.width);
   const fd = openFile(path);
   try {
     const size = fstatSync(fd).size;
     if (size !== rows * layout.width) throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${rows} rows of ${layout.width}`);
-    readAt(fd, bytes, a * layout.width, path);
+    readAt(fd, into.subarray(0, (b - a) * layout.width), a * layout.width, path);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Rows [a, b) of a stored numeric or time column, read into a buffer of their own (readRowsInto). */
+export function readRowsUncached(dir: string, def: ColumnDef, rows: number, a: number, b: number): Column {
+  const layout = numericLayout(def, 'readRowsUncached');
+  const bytes = new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(((b - a) * layout.width) / 8) * 8)), 0, (b - a) * layout.width);
+  readRowsInto(dir, def, rows, a, b, bytes);
   const n = b - a;
   switch (def.type) {
     case 'float':
@@ -439,3 +455,4 @@ export function readRowsUncached(dir: string, def: ColumnDef, rows: number, a: n
       return { type: 'boolean', data: new Uint8Array(bytes.buffer, 0, n) };
   }
 }
+

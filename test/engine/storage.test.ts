@@ -91,7 +91,7 @@ describe('database storage', () => {
     expect([...ll.values]).toEqual([9007199254740991, 1, 2, 3]);
   });
 
-  it('keeps the old state when a write dies before the manifest swap, and cleans up after', () => {
+  it('keeps the old state when a write dies before the manifest swap, and cleans up after', async () => {
     const dir = join(tempDir(), 'db');
     const db = Database.create(dir, allTypesSchema());
     db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
@@ -105,6 +105,9 @@ describe('database storage', () => {
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(manifest);
     // The next commit removes what no manifest names.
     reader.commit({ partitions: [{ table: 'T', key: '2024-03-07', data: sample().take(Int32Array.of(0)) }] });
+    // set aside at once (readers no longer find it), deleted from disk off the commit's path
+    expect(readdirSync(join(dir, 'data', 'T')).filter((f) => !f.startsWith('.')).sort()).toEqual(['2024-03-06.g1', '2024-03-07.g2']);
+    await reader.removals();
     expect(readdirSync(join(dir, 'data', 'T')).sort()).toEqual(['2024-03-06.g1', '2024-03-07.g2']);
   });
 

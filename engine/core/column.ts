@@ -366,85 +366,116 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
   checkpoint();
   if (parts.length === 1 && type !== 'symbol' && !rowRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
+  // one small function per type: each sees one kind of array, so it is compiled once and stays
+  // compiled (one function for all types was compiled again as each new type reached it)
   switch (type) {
-    case 'float': {
-      const out = new Float64Array(n);
-      let o = 0;
-      for (const { column, rows } of parts) {
-        const src = (column as FloatColumn).data;
-        const runs = rowRuns(rows);
-        if (runs) copyRuns(out, src, runs, o, 1);
-        else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
-        o += rows.length;
-      }
-      return { type, data: out };
-    }
+    case 'float':
+      return { type, data: gatherFloatParts(parts as Parts<FloatColumn>, n) };
     case 'timestamp':
     case 'timespan':
-    case 'long': {
-      const out = new BigInt64Array(n);
-      const w = int32Pairs(out);
-      let o = 0;
-      for (const { column, rows } of parts) {
-        const s = int32Pairs((column as Int64Column).data);
-        const runs = rowRuns(rows);
-        if (runs) copyRuns(w, s, runs, o, 2);
-        else {
-          for (let i = 0, k = 2 * o; i < rows.length; i++, k += 2) {
-            const j = rows[i]! * 2;
-            w[k] = s[j]!;
-            w[k + 1] = s[j + 1]!;
-          }
-        }
-        o += rows.length;
-      }
-      return { type, data: out };
-    }
+    case 'long':
+      return { type, data: gatherInt64Parts(parts as Parts<Int64Column>, n) };
     case 'date':
     case 'int':
-    case 'boolean': {
-      const out = type === 'boolean' ? new Uint8Array(n) : new Int32Array(n);
-      let o = 0;
-      for (const { column, rows } of parts) {
-        const src = (column as Int32Column | BooleanColumn).data;
-        const runs = rowRuns(rows);
-        if (runs) copyRuns(out, src, runs, o, 1);
-        else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
-        o += rows.length;
-      }
-      return type === 'boolean' ? { type, data: out as Uint8Array } : { type, data: out as Int32Array };
-    }
-    case 'symbol': {
-      // Each part keeps only the dictionary entries its rows use when its dictionary is the larger
-      // (unique values such as execution IDs), as a pick over it; a small dictionary is appended
-      // whole. Neither decodes a string.
-      const codes = new Int32Array(n);
-      const dicts: Dict[] = [];
-      let base = 0;
-      let o = 0;
-      for (const { column, rows } of parts) {
-        const c = column as SymbolColumn;
-        gatherCodes(codes, c.codes, rows, o);
-        if (c.dict.length <= rows.length) {
-          c.dict.prefetch?.();
-          if (base !== 0) for (let i = o; i < o + rows.length; i++) codes[i] = codes[i]! + base;
-          dicts.push(c.dict);
-          base += c.dict.length;
-        } else {
-          const picks = pickCodes(codes, o, o + rows.length, base, c.dict.length);
-          dicts.push(new PickDict(c.dict, picks));
-          base += picks.length;
-        }
-        o += rows.length;
-      }
-      return { type, codes, dict: concatDicts(dicts) };
-    }
+      return { type, data: gatherInt32Parts(parts as Parts<Int32Column>, n) };
+    case 'boolean':
+      return { type, data: gatherByteParts(parts as Parts<BooleanColumn>, n) };
+    case 'symbol':
+      return gatherSymbolParts(parts as Parts<SymbolColumn>, n);
     default:
       return concatColumns(
         type,
         parts.map((p) => gather(p.column, p.rows)),
       );
   }
+}
+
+type Parts<C extends Column> = ReadonlyArray<{ readonly column: C; readonly rows: Int32Array }>;
+
+function gatherFloatParts(parts: Parts<FloatColumn>, n: number): Float64Array {
+  const out = new Float64Array(n);
+  let o = 0;
+  for (const { column, rows } of parts) {
+    const src = column.data;
+    const runs = rowRuns(rows);
+    if (runs) copyRuns(out, src, runs, o, 1);
+    else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
+    o += rows.length;
+  }
+  return out;
+}
+
+function gatherInt64Parts(parts: Parts<Int64Column>, n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  const w = int32Pairs(out);
+  let o = 0;
+  for (const { column, rows } of parts) {
+    const s = int32Pairs(column.data);
+    const runs = rowRuns(rows);
+    if (runs) copyRuns(w, s, runs, o, 2);
+    else {
+      for (let i = 0, k = 2 * o; i < rows.length; i++, k += 2) {
+        const j = rows[i]! * 2;
+        w[k] = s[j]!;
+        w[k + 1] = s[j + 1]!;
+      }
+    }
+    o += rows.length;
+  }
+  return out;
+}
+
+function gatherInt32Parts(parts: Parts<Int32Column>, n: number): Int32Array {
+  const out = new Int32Array(n);
+  let o = 0;
+  for (const { column, rows } of parts) {
+    const src = column.data;
+    const runs = rowRuns(rows);
+    if (runs) copyRuns(out, src, runs, o, 1);
+    else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
+    o += rows.length;
+  }
+  return out;
+}
+
+function gatherByteParts(parts: Parts<BooleanColumn>, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const { column, rows } of parts) {
+    const src = column.data;
+    const runs = rowRuns(rows);
+    if (runs) copyRuns(out, src, runs, o, 1);
+    else for (let i = 0; i < rows.length; i++) out[o + i] = src[rows[i]!]!;
+    o += rows.length;
+  }
+  return out;
+}
+
+/**
+ * Each part keeps only the dictionary entries its rows use when its dictionary is the larger (unique
+ * values such as execution IDs), as a pick over it; a small dictionary is appended whole. Neither
+ * decodes a string.
+ */
+function gatherSymbolParts(parts: Parts<SymbolColumn>, n: number): SymbolColumn {
+  const codes = new Int32Array(n);
+  const dicts: Dict[] = [];
+  let base = 0;
+  let o = 0;
+  for (const { column: c, rows } of parts) {
+    gatherCodes(codes, c.codes, rows, o);
+    if (c.dict.length <= rows.length) {
+      c.dict.prefetch?.();
+      if (base !== 0) for (let i = o; i < o + rows.length; i++) codes[i] = codes[i]! + base;
+      dicts.push(c.dict);
+      base += c.dict.length;
+    } else {
+      const picks = pickCodes(codes, o, o + rows.length, base, c.dict.length);
+      dicts.push(new PickDict(c.dict, picks));
+      base += picks.length;
+    }
+    o += rows.length;
+  }
+  return { type: 'symbol', codes, dict: concatDicts(dicts) };
 }
 
 /** Rows from..to-1 of `c`: a view sharing its buffers where the type allows, else a copy. */

@@ -67,6 +67,13 @@ interface Row {
   values: Record<string, number | bigint | string | boolean>;
 }
 
+/** The signed return in bps from the arrival mid to the mid prevailing `seconds` after the order's end. */
+function reversionReturn(market: MarketView, instrumentID: string, end: bigint | undefined, seconds: number, sign: number, arrivalMid: number): number {
+  if (end === undefined) return NaN;
+  const q = market.prevailingQuote(instrumentID, end + BigInt(seconds) * 1_000_000_000n);
+  return bps(sign, mid(q?.bid ?? NaN, q?.ask ?? NaN), arrivalMid);
+}
+
 /** The OrderAnalytics row of one order (its events in time order), or undefined without a New event. */
 function analyseOrder(ev: Events, orderID: string, rows: Int32Array, market: MarketView): Row | undefined {
   let newRow = -1;
@@ -116,12 +123,7 @@ function analyseOrder(ev: Events, orderID: string, rows: Int32Array, market: Mar
   const intervalVolume = interval?.volume ?? NaN;
   const intervalVWAP = interval?.vwap ?? NaN;
   const spread = end === undefined ? undefined : market.meanSpreadBps(instrumentID, strike, end);
-  const reversion = REVERSION_HORIZONS_S.map((s) => {
-    if (end === undefined) return NaN;
-    const q = market.prevailingQuote(instrumentID, end + BigInt(s) * 1_000_000_000n);
-    return bps(sign, mid(q?.bid ?? NaN, q?.ask ?? NaN), arrivalMid);
-  });
-  const fallback = (name: 'ISIN' | 'MIC' | 'exchangeID'): string => ev.s(name, newRow) || ref?.[name] || '';
+  const [short, long] = REVERSION_HORIZONS_S;
 
   return {
     strike,
@@ -132,9 +134,9 @@ function analyseOrder(ev: Events, orderID: string, rows: Int32Array, market: Mar
       orderID,
       algoStrategy: ev.s('algoStrategy', newRow),
       tradeDate: Number(strike >= 0n ? strike / NS_PER_DAY : (strike - NS_PER_DAY + 1n) / NS_PER_DAY),
-      exchangeID: fallback('exchangeID'),
-      MIC: fallback('MIC'),
-      ISIN: fallback('ISIN'),
+      exchangeID: ev.s('exchangeID', newRow) || ref?.exchangeID || '',
+      MIC: ev.s('MIC', newRow) || ref?.MIC || '',
+      ISIN: ev.s('ISIN', newRow) || ref?.ISIN || '',
       tradingVenueCode: ev.s('tradingVenueCode', newRow),
       executingBrokerCode: ev.s('executingBrokerCode', newRow),
       placementQty,
@@ -162,8 +164,8 @@ function analyseOrder(ev: Events, orderID: string, rows: Int32Array, market: Mar
       executionShortfall: bps(sign, avgExecPrice, arrivalMid),
       vwapSlippage: bps(sign, avgExecPrice, intervalVWAP),
       strikeToEndReturn: bps(sign, endMid, arrivalMid),
-      reversionReturn_300: reversion[0]!,
-      reversionReturn_1800: reversion[1]!,
+      reversionReturn_300: reversionReturn(market, instrumentID, end, short, sign, arrivalMid),
+      reversionReturn_1800: reversionReturn(market, instrumentID, end, long, sign, arrivalMid),
     },
   };
 }

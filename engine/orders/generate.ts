@@ -15,8 +15,8 @@
  * the worker that took the call merges them in the same order and writes them all in its one commit.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
-import { compareStrings, type SymbolColumn } from '../core/column.js';
-import { dictOf } from '../core/dict.js';
+import { compareStrings, int32Pairs, type SymbolColumn } from '../core/column.js';
+import { type Dict, dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { checkpoint, currentShard, parallelism, quietly, reportProgress, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
@@ -112,24 +112,17 @@ function computeRows(db: Database, source: TableSchema, args: DecodedArgs, windo
     // every event of those orders (of this part's instruments), from the window's start on (fills may come after its end)
     const later = quietly(() => gatherColumns(source, selectRows(db, { ...base, window: { start: window.start, end: POS_INF_TS }, ...(own ? { idRange: own } : {}) }), names));
     const orderIDs = later.col('orderID') as SymbolColumn;
-    const keepCode = new Uint8Array(orderIDs.dict.length);
-    for (let k = 0; k < keepCode.length; k++) keepCode[k] = wanted.has(orderIDs.dict.get(k)) ? 1 : 0;
-    const keep: number[] = [];
-    for (let i = 0; i < later.length; i++) if (keepCode[orderIDs.codes[i]!]) keep.push(i);
-    const events = later.take(Int32Array.from(keep));
+    const events = later.take(markedRows(orderIDs.codes, codesIn(orderIDs.dict, wanted)));
 
     // instruments in batches: only a batch's market data is in memory at once
     const inst = events.col('instrumentID') as SymbolColumn;
-    const instOf = Array.from(inst.codes, (c) => inst.dict.get(c));
-    const mine = [...new Set(instOf)].sort();
+    const mine = distinctValues(inst).sort();
     const size = batch ?? mine.length;
     reportProgress(0, mine.length, 'instruments');
     for (let b = 0; b < mine.length; b += size) {
       checkpoint();
       const these = new Set(mine.slice(b, b + size));
-      const rowsOf: number[] = [];
-      for (let i = 0; i < events.length; i++) if (these.has(instOf[i]!)) rowsOf.push(i);
-      const sub = events.take(Int32Array.from(rowsOf));
+      const sub = events.take(markedRows(inst.codes, codesIn(inst.dict, these)));
       parts.push(computeOrderAnalytics(sub, quietly(() => marketFor(db, sub, [...these]))));
       reportProgress(Math.min(mine.length, b + size), mine.length, 'instruments');
     }
@@ -192,7 +185,75 @@ function emptyAnalytics(): Table {
 }
 
 function symbolValues(c: SymbolColumn): string[] {
-  return Array.from(c.codes, (k) => c.dict.get(k));
+  const out = new Array<string>(c.codes.length);
+  for (let i = 0; i < out.length; i++) out[i] = c.dict.get(c.codes[i]!);
+  return out;
+}
+
+/*
+ * The loops of a generate live in small functions of their own: a large function whose loops run once
+ * a call is compiled again on most calls (on-stack replacement after each deopt), which costs the
+ * other core more than the loops themselves.
+ */
+
+/** Per instrument, the first and last time of its events. */
+function spans(inst: SymbolColumn, time: BigInt64Array): Map<string, [bigint, bigint]> {
+  // the extreme rows per code first (int64 words compared, no BigInt a row), then per string
+  const w = int32Pairs(time);
+  const lo = new Int32Array(inst.dict.length).fill(-1);
+  const hi = new Int32Array(inst.dict.length).fill(-1);
+  const before = (a: number, b: number): boolean => w[2 * a + 1]! < w[2 * b + 1]! || (w[2 * a + 1] === w[2 * b + 1] && w[2 * a]! >>> 0 < w[2 * b]! >>> 0);
+  for (let i = 0; i < inst.codes.length; i++) {
+    const k = inst.codes[i]!;
+    if (lo[k]! < 0) {
+      lo[k] = hi[k] = i;
+      continue;
+    }
+    if (before(i, lo[k]!)) lo[k] = i;
+    if (before(hi[k]!, i)) hi[k] = i;
+  }
+  const span = new Map<string, [bigint, bigint]>();
+  for (let k = 0; k < lo.length; k++) {
+    if (lo[k]! < 0) continue;
+    const id = inst.dict.get(k);
+    const [a, b] = [time[lo[k]!]!, time[hi[k]!]!];
+    const s = span.get(id);
+    if (!s) span.set(id, [a, b]);
+    else {
+      if (a < s[0]) s[0] = a;
+      if (b > s[1]) s[1] = b;
+    }
+  }
+  return span;
+}
+
+/** Per code of a dictionary, 1 when its string is in `set`. */
+function codesIn(dict: Dict, set: ReadonlySet<string>): Uint8Array {
+  const mark = new Uint8Array(dict.length);
+  for (let k = 0; k < mark.length; k++) if (set.has(dict.get(k))) mark[k] = 1;
+  return mark;
+}
+
+/** The rows whose code is marked, in order. */
+function markedRows(codes: Int32Array, mark: Uint8Array): Int32Array {
+  let n = 0;
+  for (let i = 0; i < codes.length; i++) n += mark[codes[i]!]!;
+  const rows = new Int32Array(n);
+  for (let i = 0, o = 0; i < codes.length; i++) if (mark[codes[i]!] === 1) rows[o++] = i;
+  return rows;
+}
+
+/** The distinct values of a symbol column, in first-use order. */
+function distinctValues(c: SymbolColumn): string[] {
+  const seen = new Uint8Array(c.dict.length);
+  const out: string[] = [];
+  for (let i = 0; i < c.codes.length; i++) {
+    const k = c.codes[i]!;
+    if (seen[k] === 1) continue;
+    seen[k] = 1;
+    out.push(c.dict.get(k));
+  }
+  return [...new Set(out)];
 }
 
 /**
@@ -205,17 +266,7 @@ function marketFor(db: Database, events: Table, instruments: readonly string[]):
   const time = events.col('eventTimestamp');
   const inst = events.col('instrumentID') as SymbolColumn;
   if (time.type !== 'timestamp') throw new Error('Order.eventTimestamp must be a timestamp column');
-  const span = new Map<string, [bigint, bigint]>();
-  for (let i = 0; i < events.length; i++) {
-    const id = inst.dict.get(inst.codes[i]!);
-    const t = time.data[i]!;
-    const s = span.get(id);
-    if (!s) span.set(id, [t, t]);
-    else {
-      if (t < s[0]) s[0] = t;
-      if (t > s[1]) s[1] = t;
-    }
-  }
+  const span = spans(inst, time.data);
   const horizon = BigInt(Math.max(...REVERSION_HORIZONS_S)) * NS_PER_S;
   for (const id of instruments) {
     const [from, to] = span.get(id)!;

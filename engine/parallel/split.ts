@@ -6,7 +6,7 @@
  *   partitions' stored time order; rows at a cut go to the later part). Its rows are in time order, so
  *   the parts' results follow one another; a forward fill then fills the seams (a part's leading
  *   nulls of an identifier take its last value before the part). It runs whole with timeCol, linear fills, orderbook
- *   modes, a forward fill with ref or without the identifier column, or an idList whose identifiers
+ *   modes, without a fill over one partition (its result is a row index over the stored columns), a forward fill with ref or without the identifier column, or an idList whose identifiers
  *   hold under half of the partitions' rows (it reads their runs alone; cutting by time would read
  *   every row's time). Each part's rows are counted before it runs, and the parts write their
  *   fixed-width columns into one shared output (shared-output.ts); a part whose rows differ (a
@@ -84,10 +84,11 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     const fill = args.get('fill', 'symbol');
     const columns = args.get('columns', 'symbols');
     if (orderbook || (timeColumn && timeColumn !== t.timeColumn)) return null;
-    // Without a fill the whole query's result is a row index over the stored columns (nothing
-    // copied); parts must be copied into one result, which costs what the second worker saves
-    // (measured: the slice case 511 ms whole, 523 ms split). A fill copies the columns anyway.
-    if (fill !== 'zero' && fill !== 'forward') return null;
+    // Without a fill, the result of a window within one partition is a row index over the stored
+    // columns (nothing copied), which parts could not share: it runs whole (below). Over several
+    // partitions the whole query gathers every column into new arrays, as the parts do, so it splits.
+    const fills = fill === 'zero' || fill === 'forward';
+    if (!fills && fill !== undefined) return null; // a linear fill reads across the parts' seams
     const refill = fill === 'forward';
     if (refill && (refs.length > 0 || (columns && !columns.includes(t.idColumn)))) return null;
     // cut points come from the partitions' stored time order, which a query reads when it reads most
@@ -118,6 +119,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       if (to > from) runs.push({ order, time, from, to });
       rows += to - from;
     }
+    if (!fills && runs.length < 2) return null;
     let names: string[];
     try {
       names = outputColumns(t, args);

@@ -96,9 +96,12 @@ describe('database storage', () => {
     const db = Database.create(dir, allTypesSchema());
     db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
     const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8');
-    // A crashed writer: a half-written partition folder and a temporary manifest, never renamed.
+    // A crashed writer: a half-written partition folder and a temporary manifest, never renamed; and
+    // a superseded folder a process set aside for deletion but stopped before deleting.
     mkdirSync(join(dir, 'data', 'T', '2024-03-06.g99'));
     writeFileSync(join(dir, 'data', 'T', '2024-03-06.g99', 'ts.i64'), 'torn');
+    mkdirSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1'));
+    writeFileSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1', 'ts.i64'), 'old');
     writeFileSync(join(dir, 'manifest.json.tmp-12345'), '{"broken":');
     const reader = Database.open(dir);
     expect(reader.partition('T', '2024-03-06')!.rows).toBe(3);

@@ -213,6 +213,9 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   const par = parallelism();
   const plan = par ? splitPlan(db, op, args) : null;
   if (!par || !plan || plan.rows < par.minRows || (plan.by === 'identifier' && plan.weights.length < 2)) return impl(db, args);
+  // a getTicks of more rows than maxResultRows runs whole: it stops at the limit while selecting,
+  // before any column is gathered (split, the shared output of all its rows would be made first)
+  if (plan.by === 'time' && plan.rows > maxResultRows()) return impl(db, args);
   const helpers = par.reserve(plan.by === 'identifier' ? Math.min(MAX_PARTS, plan.weights.length) - 1 : MAX_PARTS - 1);
   if (helpers === 0) return impl(db, args);
   let shards = plan.by === 'identifier' ? shardsOf(plan.weights, helpers + 1) : timeShards(plan, helpers + 1);

@@ -208,13 +208,23 @@ describe('a query split across workers', () => {
     expect(Buffer.concat(chunks).equals(expected)).toBe(true);
   });
 
-  it('applies maxResultRows to the merged result, naming the limit', async () => {
-    const ex = await executor({ maxResultRows: 100_000 });
-    const r = await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['price'], fill: 'zero' });
+  it('applies maxResultRows to the merged result, naming the limit, and to a getTicks before any part runs', async () => {
+    // 120,000 trades; per-second counts: 98,673 rows, from parts that select about 60,000 trades each
+    const ex = await executor({ maxResultRows: 80_000 });
+    // getStats: each part's rows are under the limit, the merged result is not
+    const perSecond = { table: 'Trade', ...WINDOW, granularity: 1, granularityUnit: 'second', agg: { n: ['count', 'price'] } };
+    const stats = await ex.call('getStats', perSecond);
     expect(ex.partsRun).toBeGreaterThan(0);
-    expect(r.ok).toBe(false);
-    expect(!r.ok && r.header.ac).toBe(42);
-    expect(!r.ok && r.header.ai).toMatch(/maxResultRows \(100,000\)/);
+    expect(stats.ok).toBe(false);
+    expect(!stats.ok && stats.header.ac).toBe(42);
+    expect(!stats.ok && stats.header.ai).toMatch(/the result has 98,673 rows, more than maxResultRows \(80,000\)/);
+    // getTicks: its rows are known to pass the limit, so it runs whole and stops while selecting,
+    // before any column is gathered
+    const before = ex.partsRun;
+    const ticks = await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['price'], fill: 'zero' });
+    expect(ex.partsRun).toBe(before);
+    expect(!ticks.ok && ticks.header.ac).toBe(42);
+    expect(!ticks.ok && ticks.header.ai).toMatch(/selects more than maxResultRows \(80,000\)/);
   });
 
   it('stops its parts when cancelled, and the workers then run the next queries', async () => {

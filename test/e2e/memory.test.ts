@@ -72,8 +72,17 @@ describe('history, saved queries and the URL', () => {
 
   it('jumps from the command palette (Ctrl+K) to a table, an operation or a saved query, and lists the shortcuts under ?', async () => {
     await page.keyboard.press('Control+k');
+    const items = page.locator('[data-testid="palette-list"] li');
+    // moving the pointer onto an item selects it
+    await page.fill('[data-testid="palette-search"]', 'table');
+    await expect.poll(() => items.count()).toBeGreaterThan(2);
+    const third = (await items.nth(2).boundingBox())!;
+    await page.mouse.move(third.x + third.width / 2, third.y + third.height / 2, { steps: 2 });
+    await expect.poll(() => items.nth(2).getAttribute('class')).toBe('at');
+    // a new list (typing, the pointer resting on it) selects its first match, in the same render: Enter takes it
     await page.fill('[data-testid="palette-search"]', 'table quote');
-    await expect.poll(() => page.locator('[data-testid="palette-list"] li').first().textContent()).toContain('Quote');
+    await expect.poll(() => items.first().textContent()).toContain('Quote');
+    expect(await items.first().getAttribute('class')).toBe('at');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.inputValue('[data-testid="arg-table"]')).toBe('Quote');
     expect(await page.locator('[data-testid="command-palette"]').count()).toBe(0);

@@ -7,6 +7,7 @@ import type { OperationName } from '../../../engine/contract';
 import { tableOf } from '../history/history';
 import { tablesOf, useStore } from '../store/store';
 import { MOD } from './top-bar';
+import { pointerNow } from '../pointer';
 
 interface Command {
   readonly kind: 'operation' | 'table' | 'saved' | 'history';
@@ -33,6 +34,15 @@ export function CommandPalette(): React.JSX.Element | null {
   const [query, setQuery] = useState('');
   const [at, setAt] = useState(0);
   const input = useRef<HTMLInputElement>(null);
+  // where the pointer rested when the list last changed: the browser reports a resting pointer to the
+  // new list too, which must not move the selection away from the first match; a real move selects
+  const resting = useRef<{ readonly x: number; readonly y: number } | null>(null);
+  const pointTo = (i: number, e: React.MouseEvent): void => {
+    const r = resting.current;
+    if (r && r.x === e.clientX && r.y === e.clientY) return;
+    resting.current = null;
+    setAt(i);
+  };
 
   const commands = useMemo((): Command[] => {
     const s = useStore.getState();
@@ -69,9 +79,9 @@ export function CommandPalette(): React.JSX.Element | null {
   useEffect(() => {
     setQuery('');
     setAt(0);
+    resting.current = pointerNow();
     if (open === 'commands') input.current?.focus();
   }, [open]);
-  useEffect(() => setAt(0), [query]);
   if (!open) return null;
   const close = (): void => useStore.getState().openPalette(null);
 
@@ -126,12 +136,18 @@ export function CommandPalette(): React.JSX.Element | null {
           className="memory-search"
           placeholder="Jump to an operation, a table, a saved query or a recent run…"
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={(e) => {
+            // the first match is selected in the same render as the new list (an effect would leave
+            // a render in which Enter saw the old selection, past the end of the new list)
+            setQuery(e.target.value);
+            setAt(0);
+            resting.current = pointerNow();
+          }}
         />
         <ol className="memory-list palette-list" data-testid="palette-list">
           {list.length === 0 && <li className="muted empty">Nothing matches.</li>}
           {list.map((c, i) => (
-            <li key={`${c.kind}:${c.label}:${c.detail}:${i}`} className={i === at ? 'at' : ''} title={`${c.label} · ${c.detail}`} onMouseEnter={() => setAt(i)} onClick={() => c.run()}>
+            <li key={`${c.kind}:${c.label}:${c.detail}:${i}`} className={i === at ? 'at' : ''} title={`${c.label} · ${c.detail}`} onMouseMove={(e) => pointTo(i, e)} onClick={() => c.run()}>
               <span className="kind">{KIND[c.kind]}</span>
               <span className="label">{c.label}</span>
               <span className="args">{c.detail}</span>

@@ -5,10 +5,11 @@
  * - getTicks splits by time ranges of about equal rows (cut at the times of evenly spaced rows of the
  *   partitions' stored time order; rows at a cut go to the later part). Its rows are in time order, so
  *   the parts' results follow one another; a forward fill then fills the seams (a part's leading
- *   nulls of an identifier take its last value before the part). It runs whole with timeCol, linear fills, orderbook
- *   modes, without a fill over one partition (its result is a row index over the stored columns), a forward fill with ref or without the identifier column, or an idList whose identifiers
- *   hold under half of the partitions' rows (it reads their runs alone; cutting by time would read
- *   every row's time). Each part's rows are counted before it runs, and the parts write their
+ *   nulls of an identifier take its last value before the part). It runs whole with timeCol, linear
+ *   fills, orderbook modes, without a fill over one partition (its result is a row index over the
+ *   stored columns), a forward fill with ref or without the identifier column, more rows than
+ *   maxResultRows, or an idList whose identifiers hold under half of the partitions' rows (it reads
+ *   their runs alone; cutting by time would read every row's time). Each part's rows are counted before it runs, and the parts write their
  *   fixed-width columns into one shared output (shared-output.ts); a part whose rows differ (a
  *   filter) returns its own columns, which are appended.
  * - getStats splits by identifier ranges: fill, racking and moving windows work per identifier, and
@@ -88,7 +89,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     // columns (nothing copied), which parts could not share: it runs whole (below). Over several
     // partitions the whole query gathers every column into new arrays, as the parts do, so it splits.
     const fills = fill === 'zero' || fill === 'forward';
-    if (!fills && fill !== undefined) return null; // a linear fill reads across the parts' seams
+    if (fill !== undefined && !fills) return null; // a linear fill reads across the parts' seams
     const refill = fill === 'forward';
     if (refill && (refs.length > 0 || (columns && !columns.includes(t.idColumn)))) return null;
     // cut points come from the partitions' stored time order, which a query reads when it reads most

@@ -1,7 +1,6 @@
 /** Appending rows to a table in one atomic commit (import, generateOrderAnalytics). */
-import { gather } from '../core/column.js';
+import { type Column, gather, int32Pairs } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
-import { int32Pairs } from '../core/column.js';
 import { formatDate, NS_PER_DAY, NULL_TS, POS_INF_TS, splitDay } from '../core/time.js';
 import { Table } from '../core/table.js';
 import type { Changes, Database, Partition } from './database.js';
@@ -9,18 +8,18 @@ import type { TableSchema } from './schema.js';
 
 /** All columns of a stored partition as a table (through the column cache). */
 export function loadAll(t: TableSchema, p: Partition): Table {
-  return new Table(
-    t.columns.map((c) => c.name),
-    t.columns.map((c) => p.column(c.name)),
-    p.rows,
-  );
+  return partitionTable(t, p, (name) => p.column(name));
 }
 
 /** All columns of a stored partition that a commit rewrites: read outside the column cache (Partition.columnUncached). */
 export function loadForRewrite(t: TableSchema, p: Partition): Table {
+  return partitionTable(t, p, (name) => p.columnUncached(name));
+}
+
+function partitionTable(t: TableSchema, p: Partition, column: (name: string) => Column): Table {
   return new Table(
     t.columns.map((c) => c.name),
-    t.columns.map((c) => p.columnUncached(c.name)),
+    t.columns.map((c) => column(c.name)),
     p.rows,
   );
 }

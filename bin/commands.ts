@@ -212,7 +212,7 @@ export const COMMANDS: readonly Command[] = [
         started = true;
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
         if (format === 'parquet') await writeResultParquet(result, writeOut);
-        // loaded only here: apache-arrow takes ~130 ms to load, which every other call would pay
+        // loaded only here: apache-arrow takes ~25 ms to load even bundled (dist/vendor/arrow.cjs), which every other call would pay
         else if (format === 'arrow') (await import('../engine/service/arrow.js')).writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
         else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};

@@ -213,8 +213,12 @@ export const COMMANDS: readonly Command[] = [
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
         if (format === 'parquet') await writeResultParquet(result, writeOut);
         // loaded only here: apache-arrow takes ~25 ms to load even bundled (dist/vendor/arrow.cjs), which every other call would pay
-        else if (format === 'arrow') (await import('../engine/service/arrow.js')).writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut);
-        else {
+        else if (format === 'arrow') {
+          // a large result's record batches are filled on every core, as text is rendered below
+          helpers = RenderHelpers.forRows(result.table.length);
+          const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../engine/service/arrow.js');
+          writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut, ARROW_BATCH_ROWS, helpers);
+        } else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
           // a large result is rendered on every core (helper threads started for it: a small one pays nothing)
           helpers = RenderHelpers.forRows(result.table.length);

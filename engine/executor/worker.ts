@@ -15,7 +15,7 @@ import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
 import { okHeader } from '../gateway/envelope.js';
 import { RenderHelpers, writeText } from '../output/parallel-text.js';
-import { writeArrowStream } from '../service/arrow.js';
+import { ARROW_BATCH_ROWS, writeArrowStream } from '../service/arrow.js';
 import { Out, utf8 } from '../output/out.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
@@ -183,10 +183,17 @@ function handle(m: CallMessage): void {
             // record batch at a time, its pieces gathered into chunks of their own (each moves on)
             sendChunk(utf8(JSON.stringify(header)));
             const o = new Out(sendChunk, STREAM_CHUNK_BYTES);
-            writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, (piece) => {
-              o.bytes(piece);
-              if (o.full) o.flush();
-            });
+            const helpers = RenderHelpers.forRows(result.table.length, init.settings.workers);
+            writeArrowStream(
+              result.table,
+              { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) },
+              (piece) => {
+                o.bytes(piece);
+                if (o.full) o.flush();
+              },
+              ARROW_BATCH_ROWS,
+              helpers,
+            );
             o.flush();
             return { header } satisfies EnvelopeAnswer;
           }

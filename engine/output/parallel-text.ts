@@ -18,6 +18,7 @@ import { Table } from '../core/table.js';
 import { decodeColumn, encodeColumn, type EncodedColumn } from '../parallel/transfer.js';
 import { builtScript } from '../parallel/built-script.js';
 import { Out } from './out.js';
+import { newRing, Ring, RingProducer } from './ring.js';
 import { RowRenderer, textChunks, textFraming, type TextOptions } from './text.js';
 
 type Format = 'json' | 'csv';
@@ -32,26 +33,13 @@ const MIN_ROWS = 4 * BLOCK_ROWS;
 /** A helper that hands nothing over for this long is given up (its rows are rendered here). */
 const SILENT_MS = 10_000;
 
-// control words of a ring, then four per slot: rows [from, to), bytes, kind
-const PRODUCED = 0;
-const CONSUMED = 1;
-const STOP = 2;
-const FAILED = 3;
-const META = 8;
-const CTRL_WORDS = META + 4 * SLOTS;
-const RING_BYTES = 4 * CTRL_WORDS + SLOTS * SLOT_BYTES;
-
-/** A ring's control words and its slots' bytes (both sides read it through these). */
-function ringViews(buffer: SharedArrayBuffer): { ctrl: Int32Array; data: Uint8Array } {
-  return { ctrl: new Int32Array(buffer, 0, CTRL_WORDS), data: new Uint8Array(buffer, 4 * CTRL_WORDS) };
-}
-
 /** A slot holding the text of its rows; or a row too wide for a slot, which the writer renders itself. */
 const BYTES = 0;
 const YOURS = 1;
 
 /** The job a helper is sent. */
-interface Job {
+export interface TextJob {
+  readonly kind: 'text';
   readonly format: Format;
   readonly zone: string;
   readonly names: readonly string[];
@@ -105,68 +93,35 @@ export class RenderHelpers {
     this.workers.length = 0;
   }
 
+  /**
+   * Sends each helper a job made for its place among the count + 1 renderers (the writer is 0), and
+   * returns the writer's side of each one's ring.
+   */
+  post(job: (place: number, threads: number) => { readonly ring: SharedArrayBuffer }): Ring[] {
+    const threads = this.workers.length + 1;
+    return this.workers.map((w, k) => {
+      const j = job(k + 1, threads);
+      w.postMessage(j);
+      return new Ring(j.ring, this.silentMs);
+    });
+  }
+
   /** Sends each helper its share of a table; null when the table cannot be shared (strings, lists). */
   send(format: Format, t: Table, zone: string, chunkBytes: number): Ring[] | null {
     const sources = shareable(t);
     if (!sources) return null;
-    const threads = this.workers.length + 1;
-    return this.workers.map((w, k) => {
-      const ring = new SharedArrayBuffer(RING_BYTES);
-      const job: Job = { format, zone, names: t.names, length: t.length, sources, place: k + 1, threads, chunkBytes, ring };
-      w.postMessage(job);
-      return new Ring(ring, this.silentMs);
-    });
+    return this.post((place, threads): TextJob => ({ kind: 'text', format, zone, names: t.names, length: t.length, sources, place, threads, chunkBytes, ring: newRing(SLOTS, SLOT_BYTES) }));
   }
 }
 
 /** The columns of a table as a job carries them, or null when one cannot travel by reference or copy. */
-function shareable(t: Table): Job['sources'] | null {
+export function shareable(t: Table): TextJob['sources'] | null {
   const sources: Array<{ column: EncodedColumn; index: Int32Array | null }> = [];
   for (const { column, index } of t.sources()) {
     if (column.type === 'string' || column.type === 'float[]' || column.type === 'long[]') return null;
     sources.push({ column: encodeColumn(column), index });
   }
   return sources;
-}
-
-/** The writer's side of a helper's ring. */
-class Ring {
-  readonly ctrl: Int32Array;
-  readonly data: Uint8Array;
-  private taken = 0;
-
-  constructor(
-    buffer: SharedArrayBuffer,
-    private readonly silentMs: number,
-  ) {
-    ({ ctrl: this.ctrl, data: this.data } = ringViews(buffer));
-  }
-
-  /** The next piece (waiting for it), or null when the helper failed or went silent. */
-  next(): { from: number; to: number; kind: number; bytes: Uint8Array } | null {
-    const { ctrl } = this;
-    for (;;) {
-      if (Atomics.load(ctrl, FAILED) !== 0) return null;
-      if (Atomics.load(ctrl, PRODUCED) > this.taken) break;
-      if (Atomics.wait(ctrl, PRODUCED, this.taken, this.silentMs) === 'timed-out' && Atomics.load(ctrl, PRODUCED) === this.taken) return null;
-    }
-    const s = this.taken % SLOTS;
-    const m = META + 4 * s;
-    const bytes = this.data.subarray(s * SLOT_BYTES, s * SLOT_BYTES + ctrl[m + 2]!);
-    return { from: ctrl[m]!, to: ctrl[m + 1]!, kind: ctrl[m + 3]!, bytes };
-  }
-
-  /** The piece from next() is written: its slot is free again. */
-  release(): void {
-    this.taken++;
-    Atomics.store(this.ctrl, CONSUMED, this.taken);
-    Atomics.notify(this.ctrl, CONSUMED);
-  }
-
-  stop(): void {
-    Atomics.store(this.ctrl, STOP, 1);
-    Atomics.notify(this.ctrl, CONSUMED);
-  }
 }
 
 /**
@@ -237,8 +192,8 @@ export function writeText(format: Format, t: Table, zone: string, opts: TextOpti
 }
 
 /** The helper's side: renders its blocks of the job's table into its ring, in order. */
-export function renderJob(job: Job): void {
-  const { ctrl, data } = ringViews(job.ring);
+export function renderJob(job: TextJob): void {
+  const ring = new RingProducer(job.ring);
   try {
     const t = Table.fromSources(
       job.names,
@@ -248,44 +203,27 @@ export function renderJob(job: Job): void {
     const rows = new RowRenderer(t, job.zone, job.format);
     const { sep } = textFraming(job.format, t, {});
     const o = new SlotOut(job.chunkBytes);
-    let produced = 0;
-    const publish = (from: number, to: number, bytes: number, kind: number): void => {
-      const m = META + 4 * (produced % SLOTS);
-      ctrl[m] = from;
-      ctrl[m + 1] = to;
-      ctrl[m + 2] = bytes;
-      ctrl[m + 3] = kind;
-      produced++;
-      Atomics.store(ctrl, PRODUCED, produced);
-      Atomics.notify(ctrl, PRODUCED);
-    };
     for (let k = job.place, blocks = Math.ceil(job.length / BLOCK_ROWS); k < blocks; k += job.threads) {
       const to = Math.min(job.length, (k + 1) * BLOCK_ROWS);
       for (let from = k * BLOCK_ROWS; from < to; ) {
-        // a free slot (the writer releases them in order)
-        while (produced - Atomics.load(ctrl, CONSUMED) >= SLOTS) {
-          if (Atomics.load(ctrl, STOP) !== 0) return;
-          Atomics.wait(ctrl, CONSUMED, produced - SLOTS, 1000);
-        }
-        if (Atomics.load(ctrl, STOP) !== 0) return;
-        const s = produced % SLOTS;
-        o.into(data.subarray(s * SLOT_BYTES, (s + 1) * SLOT_BYTES));
+        const slot = ring.free(); // the writer releases slots in order
+        if (!slot) return;
+        o.into(slot);
         let next: number;
         try {
           next = rows.fill(o, from, sep, to);
         } catch (e) {
           if (!(e instanceof TooWide)) throw e;
-          publish(from, from + 1, 0, YOURS); // a row wider than a slot: the writer renders it
+          ring.publish(from, from + 1, 0, YOURS); // a row wider than a slot: the writer renders it
           from++;
           continue;
         }
-        publish(from, next, o.pos, BYTES);
+        ring.publish(from, next, o.pos, BYTES);
         from = next;
       }
     }
   } catch (e) {
-    Atomics.store(ctrl, FAILED, 1);
-    Atomics.notify(ctrl, PRODUCED);
+    ring.fail();
     throw e;
   }
 }

@@ -1,10 +1,14 @@
 /**
- * A render helper thread (parallel-text.ts): takes one job, renders its blocks into its ring, ends.
+ * A render helper thread: takes one job, fills its share into its ring, ends. A text job renders
+ * blocks of JSON or CSV rows (parallel-text.ts); an Arrow job fills record batches' buffers
+ * (arrow-batch.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { renderJob } from './parallel-text.js';
+import { fillJob, type ArrowJob } from './arrow-batch.js';
+import { renderJob, type TextJob } from './parallel-text.js';
 
-parentPort!.once('message', (job: Parameters<typeof renderJob>[0]) => {
-  renderJob(job);
+parentPort!.once('message', (job: TextJob | ArrowJob) => {
+  if (job.kind === 'arrow') fillJob(job);
+  else renderJob(job);
   parentPort!.close();
 });

@@ -25,12 +25,16 @@ import {
   Utf8,
   type Data,
   type DataType,
+  type Vector,
 } from 'apache-arrow';
 import { type Column, floats, gather, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
 import { dictBytes } from '../output/dict-bytes.js';
+import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, CODE, F64, fillBatch, I32, I64 } from '../output/arrow-batch.js';
+import type { RenderHelpers } from '../output/parallel-text.js';
+import { newRing } from '../output/ring.js';
 
 type Validity = { nullBitmap: Uint8Array; nullCount: number };
 
@@ -117,40 +121,54 @@ function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
   return makeData({ type: new Utf8(), length: values.length, valueOffsets, data, ...v });
 }
 
+/** An Arrow dictionary: entry offsets and UTF-8 bytes, and `empty[k]` marking the null symbol "" (a null row in Arrow). */
+interface ArrowDictionary {
+  readonly offsets: Int32Array;
+  readonly data: Uint8Array;
+  readonly empty: Uint8Array;
+}
+
+/** Whether a symbol column's Arrow dictionary holds only the entries its `rows` rows use (a dictionary much larger than the rows). */
+const usedOnly = (dict: Dict, rows: number): boolean => dict.length > 2 * rows + 1024;
+
 /**
  * A symbol column's Arrow dictionary from its dictionary's UTF-8 bytes (no string decoded): every
  * entry, or, when the dictionary is much larger than the rows (a narrow query over nearly unique
  * values such as execution IDs), only the entries the rows use, renumbered in first-use order.
- * `empty[k]` marks the null symbol "" (a null row in Arrow).
  */
-function utf8Dictionary(codes: Int32Array, dict: Dict): { codes: Int32Array; offsets: Int32Array; data: Uint8Array; empty: Uint8Array } {
+function utf8Dictionary(codes: Int32Array, dict: Dict): ArrowDictionary & { codes: Int32Array } {
+  return usedOnly(dict, codes.length) ? usedDictionary(codes, dict) : { codes, ...wholeDictionary(dict) };
+}
+
+/** The entries `codes` use, in first-use order, and the codes renumbered to them. */
+function usedDictionary(codes: Int32Array, dict: Dict): ArrowDictionary & { codes: Int32Array } {
   const n = codes.length;
-  let entries: Int32Array;
-  let outCodes = codes;
-  if (dict.length > 2 * n + 1024) {
-    const remap = new Int32Array(dict.length).fill(-1);
-    const used: number[] = [];
-    outCodes = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const k = codes[i]!;
-      let m = remap[k]!;
-      if (m < 0) {
-        m = remap[k] = used.length;
-        used.push(k);
-      }
-      outCodes[i] = m;
+  const remap = new Int32Array(dict.length).fill(-1);
+  const used: number[] = [];
+  const outCodes = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = codes[i]!;
+    let m = remap[k]!;
+    if (m < 0) {
+      m = remap[k] = used.length;
+      used.push(k);
     }
-    entries = Int32Array.from(used);
-  } else {
-    // the whole dictionary: a stored one's own buffers as they are
-    const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
-    if (whole) {
-      const empty = new Uint8Array(dict.length);
-      for (let k = 0; k < dict.length; k++) if (whole.offsets[k + 1] === whole.offsets[k]) empty[k] = 1;
-      return { codes, offsets: whole.offsets, data: whole.data, empty };
-    }
-    entries = Int32Array.from({ length: dict.length }, (_, k) => k);
+    outCodes[i] = m;
   }
+  return { codes: outCodes, ...dictionaryOf(dict, Int32Array.from(used)) };
+}
+
+/** Every entry: a stored dictionary's own buffers as they are. */
+function wholeDictionary(dict: Dict): ArrowDictionary {
+  const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
+  if (!whole) return dictionaryOf(dict, Int32Array.from({ length: dict.length }, (_, k) => k));
+  const empty = new Uint8Array(dict.length);
+  for (let k = 0; k < dict.length; k++) if (whole.offsets[k + 1] === whole.offsets[k]) empty[k] = 1;
+  return { offsets: whole.offsets, data: whole.data, empty };
+}
+
+/** Entries `entries` of a dictionary, copied into new buffers. */
+function dictionaryOf(dict: Dict, entries: Int32Array): ArrowDictionary {
   const bytes = dictBytes(dict);
   const offsets = new Int32Array(entries.length + 1);
   const empty = new Uint8Array(entries.length);
@@ -166,8 +184,10 @@ function utf8Dictionary(codes: Int32Array, dict: Dict): { codes: Int32Array; off
     const src = bytes.data;
     for (let k = bytes.start; k < bytes.end; k++) data[q++] = src[k]!;
   }
-  return { codes: outCodes, offsets, data, empty };
+  return { offsets, data, empty };
 }
+
+const dictionaryVector = (d: ArrowDictionary): Vector<Utf8> => makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data }));
 
 /** How columns are typed: for the app's charts (numbers as float64), or exact for the gateway. */
 export interface ArrowOptions {
@@ -215,7 +235,7 @@ function columnData(c: Column, n: number, opts: ArrowOptions = {}): Data<DataTyp
         type: new Dictionary(new Utf8(), new Int32()),
         length: n,
         data: d.codes,
-        dictionary: makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data })),
+        dictionary: dictionaryVector(d),
         ...intValidity(d.codes, n, d.empty),
       }) as Data<DataType>;
     }
@@ -284,7 +304,7 @@ function batchColumn(column: Column, index: Int32Array | null, opts: ArrowOption
     const all = index ? (gather(column, index) as typeof column).codes : column.codes;
     const d = utf8Dictionary(all, column.dict);
     const type = new Dictionary(new Utf8(), new Int32());
-    const dictionary = makeVector(makeData({ type: new Utf8(), length: d.offsets.length - 1, valueOffsets: d.offsets, data: d.data }));
+    const dictionary = dictionaryVector(d);
     return {
       type,
       make: (from, to) => {
@@ -296,12 +316,159 @@ function batchColumn(column: Column, index: Int32Array | null, opts: ArrowOption
   return { type: columnData(rows(0, 0), 0, opts).type, make: (from, to) => columnData(rows(from, to), to - from, opts) };
 }
 
+/** Slots of a render helper's ring: a helper fills up to this many batches ahead of the writer. */
+const ARROW_SLOTS = 3;
+
+/** How every record batch of a stream is made: each column's source and Arrow type, and symbol columns' dictionaries. */
+interface BatchPlan {
+  readonly columns: BatchColumn[];
+  readonly types: DataType[];
+  readonly dictionaries: Array<Vector | null>;
+}
+
+/**
+ * The plan of a table's batches filled by fillBatch (on this thread or render helpers), or null when
+ * a column is not of fixed width (strings, lists) or numbers are not kept exact: those batches are
+ * made by batchColumn.
+ */
+function batchPlan(t: Table, opts: ArrowOptions): BatchPlan | null {
+  if (!opts.exact) return null;
+  const plan: BatchPlan = { columns: [], types: [], dictionaries: [] };
+  for (const { column: c, index } of t.sources()) {
+    let col: BatchColumn;
+    let type: DataType;
+    let dictionary: Vector | null = null;
+    switch (c.type) {
+      case 'float':
+        [col, type] = [{ kind: F64, data: c.data, index, nullCode: null }, new Float64()];
+        break;
+      case 'timestamp':
+      case 'timespan':
+      case 'long':
+        col = { kind: I64, data: int32Pairs(c.data), index, nullCode: null };
+        type = c.type === 'timestamp' ? new TimestampNanosecond(opts.zone ?? null) : c.type === 'timespan' ? new DurationNanosecond() : new Int64();
+        break;
+      case 'int':
+      case 'date':
+        [col, type] = [{ kind: I32, data: c.data, index, nullCode: null }, c.type === 'int' ? new Int32() : new DateDay()];
+        break;
+      case 'boolean':
+        [col, type] = [{ kind: BOOL, data: c.data, index, nullCode: null }, new Bool()];
+        break;
+      case 'symbol': {
+        // the whole dictionary: the stored codes, gathered a batch at a time; or only the entries
+        // used: every row's code renumbered here first
+        if (usedOnly(c.dict, t.length)) {
+          const d = usedDictionary(index ? (gather(c, index) as typeof c).codes : c.codes, c.dict);
+          col = { kind: CODE, data: d.codes, index: null, nullCode: d.empty };
+          dictionary = dictionaryVector(d);
+        } else {
+          const d = wholeDictionary(c.dict);
+          col = { kind: CODE, data: c.codes, index, nullCode: d.empty };
+          dictionary = dictionaryVector(d);
+        }
+        // the id is the column's place: the same result streams as the same bytes
+        type = new Dictionary(new Utf8(), new Int32(), plan.columns.length);
+        break;
+      }
+      default:
+        return null;
+    }
+    plan.columns.push(col);
+    plan.types.push(type);
+    plan.dictionaries.push(dictionary);
+  }
+  return plan;
+}
+
+/** A record batch of `rows` rows whose buffers fillBatch put in `area` (views of it: no copy). */
+function batchFrom(schema: Schema, plan: BatchPlan, area: Uint8Array, rows: number): RecordBatch {
+  const children = plan.columns.map((c, j) => {
+    const { data, bitmap, nullCount } = batchBuffers(area, j, c.kind, rows);
+    const v: Validity = bitmap ? { nullBitmap: bitmap, nullCount } : ALL_VALID;
+    const type = plan.types[j]!;
+    switch (c.kind) {
+      case F64:
+        return makeData({ type: type as Float64, length: rows, data: new Float64Array(data.buffer, data.byteOffset, rows), ...v }) as Data<DataType>;
+      case I64:
+        return makeData({ type: type as Int64, length: rows, data: new BigInt64Array(data.buffer, data.byteOffset, rows), ...v }) as Data<DataType>;
+      case I32:
+        return makeData({ type: type as Int32, length: rows, data: new Int32Array(data.buffer, data.byteOffset, rows), ...v }) as Data<DataType>;
+      case BOOL:
+        return makeData({ type: type as Bool, length: rows, data }) as Data<DataType>;
+      case CODE:
+        return makeData({ type: type as Dictionary<Utf8, Int32>, length: rows, data: new Int32Array(data.buffer, data.byteOffset, rows), dictionary: plan.dictionaries[j]! as Vector<Utf8>, ...v }) as Data<DataType>;
+    }
+  });
+  return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows, children }));
+}
+
 /**
  * A table as an Arrow IPC stream written a record batch at a time through `write` (schema, each
- * symbol column's dictionary once, then batches of ARROW_BATCH_ROWS rows): the columns are gathered a
- * batch at a time and no buffer of the whole stream is made. The same values as tableToArrow.
+ * symbol column's dictionary once, then batches of batchRows rows): the columns are gathered a batch
+ * at a time and no buffer of the whole stream is made. The same values as tableToArrow.
+ *
+ * With `helpers` (render helper threads), a table of fixed-width columns (every one but strings and
+ * lists) has its batches filled on them and on this thread in turn, written here in order: the same
+ * bytes as on one thread. `write` must be done with the bytes it is given when it returns (their
+ * buffer is filled again). The helpers are closed when it returns. Returns how many batches
+ * helpers filled.
  */
-export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Uint8Array) => void, batchRows = ARROW_BATCH_ROWS): void {
+export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Uint8Array) => void, batchRows = ARROW_BATCH_ROWS, helpers: RenderHelpers | null = null): number {
+  const n = t.length;
+  const plan = n > 0 ? batchPlan(t, opts) : null;
+  if (!plan) {
+    helpers?.close();
+    writeColumnBatches(t, opts, write, batchRows);
+    return 0;
+  }
+  const schema = new Schema(
+    t.names.map((name, i) => new Field(name, plan.types[i]!, true)),
+    opts.metadata ? new Map(opts.metadata) : undefined,
+  );
+  const writer = new SinkWriter(write);
+  const batches = Math.ceil(n / batchRows);
+  const areaBytes = batchBytes(plan.columns, Math.min(n, batchRows));
+  const rings =
+    helpers && helpers.count > 0 && batches > 1
+      ? helpers.post((place, threads): ArrowJob => ({ kind: 'arrow', columns: plan.columns, length: n, batchRows, place, threads, ring: newRing(ARROW_SLOTS, areaBytes) }))
+      : null;
+  if (!rings) helpers?.close();
+  const live = rings ? rings.map(() => true) : [];
+  let own: Uint8Array | null = null;
+  let helped = 0;
+  try {
+    for (let b = 0; b < batches; b++) {
+      const from = b * batchRows;
+      const to = Math.min(n, from + batchRows);
+      const place = rings ? b % (rings.length + 1) : 0;
+      if (place > 0 && live[place - 1]) {
+        const ring = rings![place - 1]!;
+        const piece = ring.next();
+        if (piece && piece.from === from && piece.to === to) {
+          writer.write(batchFrom(schema, plan, piece.bytes, to - from));
+          ring.release();
+          helped++;
+          continue;
+        }
+        // the helper failed or went silent: its batches are filled here from now on
+        live[place - 1] = false;
+        ring.stop();
+      }
+      own ??= new Uint8Array(areaBytes);
+      fillBatch(plan.columns, from, to, own);
+      writer.write(batchFrom(schema, plan, own, to - from));
+    }
+    writer.finish();
+    return helped;
+  } finally {
+    for (const r of rings ?? []) r.stop();
+    helpers?.close();
+  }
+}
+
+/** writeArrowStream's batches made column by column (batchColumn): any table, any options. */
+function writeColumnBatches(t: Table, opts: ArrowOptions, write: (bytes: Uint8Array) => void, batchRows: number): void {
   const n = t.length;
   if (n === 0) {
     write(tableToArrow(t, opts));

@@ -55,6 +55,25 @@ describe('tickscope CLI', () => {
     expect(code).toBe(0);
   });
 
+  it('call --format arrow of several record batches (filled on helper threads) streams the bytes one thread writes', async () => {
+    const dir = join(tempDir(), 'demo');
+    expect(tickscope(['demo', '--db', dir, '--days', '1', '--instruments', '3', '--trades-per-day', '150000']).code).toBe(0);
+    const args = { table: 'Trade', startTS: '2024.01.01', endTS: '2030.01.01', outputTZ: 'Europe/London' };
+    const out = spawnSync(process.execPath, [CLI, 'call', '--db', dir, '--format', 'arrow', 'getTicks', JSON.stringify(args)], { maxBuffer: 1 << 28 });
+    expect(out.status).toBe(0);
+    const { Engine } = await import('../../engine/engine.js');
+    const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../../engine/service/arrow.js');
+    const result = Engine.open([dir]).call('getTicks', args);
+    expect(result.table.length).toBeGreaterThan(2 * ARROW_BATCH_ROWS); // batches for the writer and a helper
+    const chunks: Buffer[] = [];
+    writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', '{}']]) }, (c) => chunks.push(Buffer.from(c)));
+    // past the schema message (its metadata holds the response header, which differs per call):
+    // continuation marker, metadata length, metadata
+    const rest = (b: Buffer): Buffer => b.subarray(8 + b.readInt32LE(4));
+    expect(rest(out.stdout).equals(rest(Buffer.concat(chunks)))).toBe(true);
+    expect(tableFromIPC(out.stdout).batches).toHaveLength(Math.ceil(result.table.length / ARROW_BATCH_ROWS));
+  });
+
   const root = tempDir();
   const empty = join(root, 'empty');
   const demo = join(root, 'demo');

@@ -8,7 +8,8 @@ import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
-import { RenderHelpers, writeText } from '../engine/output/parallel-text.js';
+import { QueryThenRender, type RenderHelpers, writeText } from '../engine/output/parallel-text.js';
+import { useReadHelpers } from '../engine/storage/parallel-read.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
@@ -198,6 +199,8 @@ export const COMMANDS: readonly Command[] = [
       const req = requestInfo(operation);
       let started = false;
       let helpers: RenderHelpers | null = null;
+      // helper threads share the query's large reads, then render a large result
+      const early = new QueryThenRender();
       try {
         const text = body === undefined ? '{}' : body === '-' ? readFileSync(0, 'utf8') : body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body;
         let args: unknown;
@@ -207,7 +210,13 @@ export const COMMANDS: readonly Command[] = [
           throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
         }
         const engine = Engine.open(dirs);
-        const result = engine.call(operation, args);
+        useReadHelpers(early.reads());
+        let result: ReturnType<Engine['call']>;
+        try {
+          result = engine.call(operation, args);
+        } finally {
+          useReadHelpers(undefined);
+        }
         const header = okHeader(req, result);
         started = true;
         // each chunk is written (blocking) before the next is rendered: one buffer serves them all
@@ -215,13 +224,13 @@ export const COMMANDS: readonly Command[] = [
         // loaded only here: apache-arrow takes ~25 ms to load even bundled (dist/vendor/arrow.cjs), which every other call would pay
         else if (format === 'arrow') {
           // a large result's record batches are filled on every core, as text is rendered below
-          helpers = RenderHelpers.forRows(result.table.length);
+          helpers = early.forRows(result.table.length);
           const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../engine/service/arrow.js');
           writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut, ARROW_BATCH_ROWS, helpers);
         } else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};
           // a large result is rendered on every core (helper threads started for it: a small one pays nothing)
-          helpers = RenderHelpers.forRows(result.table.length);
+          helpers = early.forRows(result.table.length);
           writeText(format as 'json' | 'csv', result.table, result.outputTZ, { ...framing, reuse: true }, writeOut, helpers);
         }
         return 0;
@@ -233,6 +242,7 @@ export const COMMANDS: readonly Command[] = [
         return 1;
       } finally {
         helpers?.close();
+        early.close();
       }
     },
   },

@@ -19,6 +19,7 @@ import { decodeColumn, encodeColumn, type EncodedColumn } from '../parallel/tran
 import { builtScript } from '../parallel/built-script.js';
 import { Out } from './out.js';
 import { newRing, Ring, RingProducer } from './ring.js';
+import type { ReadHelpers, ReadJob } from '../storage/parallel-read.js';
 import { RowRenderer, textChunks, textFraming, type TextOptions } from './text.js';
 
 type Format = 'json' | 'csv';
@@ -87,6 +88,11 @@ export class RenderHelpers {
     return this.workers.length;
   }
 
+  /** Sends every helper a read job (storage/parallel-read.ts): they serve reads until a render job. */
+  read(job: ReadJob): void {
+    for (const w of this.workers) w.postMessage(job);
+  }
+
   /** Stops the helpers (they are done or no longer wanted). */
   close(): void {
     for (const w of this.workers) void w.terminate();
@@ -111,6 +117,38 @@ export class RenderHelpers {
     const sources = shareable(t);
     if (!sources) return null;
     return this.post((place, threads): TextJob => ({ kind: 'text', format, zone, names: t.names, length: t.length, sources, place, threads, chunkBytes, ring: newRing(SLOTS, SLOT_BYTES) }));
+  }
+}
+
+/**
+ * Helpers for a synchronous caller that queries, then renders the result (the CLI's call): started
+ * at the query's first large read and sharing its reads, then kept to render a large result, or closed.
+ */
+export class QueryThenRender {
+  private helpers: RenderHelpers | null = null;
+
+  constructor(private readonly threads = Infinity) {}
+
+  /** What storage/parallel-read.ts sends this thread's large reads to (undefined on one core). */
+  reads(): ReadHelpers | undefined {
+    const n = Math.min(this.threads, availableParallelism(), 4);
+    return n > 1 ? (job) => (this.helpers ??= RenderHelpers.start(n - 1)).read(job) : undefined;
+  }
+
+  /** The helpers to render a result of `rows` rows (those started for the reads, if any), or null. */
+  forRows(rows: number): RenderHelpers | null {
+    const started = this.helpers;
+    this.helpers = null;
+    if (!started) return RenderHelpers.forRows(rows, this.threads);
+    if (rows >= MIN_ROWS) return started;
+    started.close();
+    return null;
+  }
+
+  /** Stops helpers no render took. */
+  close(): void {
+    this.helpers?.close();
+    this.helpers = null;
   }
 }
 

@@ -11,6 +11,7 @@ import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
+import { readParallel, readsInParallel } from './parallel-read.js';
 import type { ColumnDef } from '../core/table.js';
 
 /** A file of a partition folder is gone: a write replaced the folder (the query retries once). */
@@ -37,8 +38,13 @@ function openFile(path: string): number {
   }
 }
 
-/** Reads `length` bytes at `position` of a file into `into` (fully). */
+/** Reads `into.length` bytes at `position` of a file into `into` (fully; a large read with helper threads, if any). */
 function readAt(fd: number, into: Uint8Array, position: number, path: string): void {
+  if (readsInParallel(into)) readParallel(fd, into, position, path, () => readAtHere(fd, into, position, path));
+  else readAtHere(fd, into, position, path);
+}
+
+function readAtHere(fd: number, into: Uint8Array, position: number, path: string): void {
   let off = 0;
   while (off < into.length) {
     const n = readSync(fd, into, off, into.length - off, position + off);

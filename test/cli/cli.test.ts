@@ -55,9 +55,10 @@ describe('tickscope CLI', () => {
     expect(code).toBe(0);
   });
 
-  it('call --format arrow of several record batches (filled on helper threads) streams the bytes one thread writes', async () => {
+  it('call --format arrow of several record batches (read and filled with helper threads) streams the bytes one thread writes', async () => {
     const dir = join(tempDir(), 'demo');
-    expect(tickscope(['demo', '--db', dir, '--days', '1', '--instruments', '3', '--trades-per-day', '150000']).code).toBe(0);
+    // 600,000 rows: 4.8 MB column files, read with the helpers (storage/parallel-read.ts)
+    expect(tickscope(['demo', '--db', dir, '--days', '1', '--instruments', '3', '--trades-per-day', '600000']).code).toBe(0);
     const args = { table: 'Trade', startTS: '2024.01.01', endTS: '2030.01.01', outputTZ: 'Europe/London' };
     const out = spawnSync(process.execPath, [CLI, 'call', '--db', dir, '--format', 'arrow', 'getTicks', JSON.stringify(args)], { maxBuffer: 1 << 28 });
     expect(out.status).toBe(0);

@@ -33,7 +33,7 @@ import { loadAll, loadForRewrite } from '../storage/append.js';
 import type { Changes, Database, Partition } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
 import { computeOrderAnalytics, orderAnalyticsColumns, REVERSION_HORIZONS_S } from './analytics.js';
-import { InMemoryMarketView } from './market-view.js';
+import { InMemoryMarketView, type SumsAlloc } from './market-view.js';
 
 const ORDER_COLUMNS = ['eventTimestamp', 'instrumentID', 'orderID', 'eventType', 'side', 'orderQty', 'lastQty', 'lastPx'] as const;
 const NS_PER_S = 1_000_000_000n;
@@ -256,13 +256,17 @@ function distinctValues(c: SymbolColumn): string[] {
   return [...new Set(out)];
 }
 
+const ARENA_SUMS: SumsAlloc = { float64: (n) => queryArena.takeFloat64(n), int32: (n) => queryArena.take(n) };
+
 /**
  * The market data the orders of one batch need: per instrument, its quotes from the one prevailing
  * at its first event (looking back over earlier partitions as far as needed) to 1800 s after its
  * last, and its trades over its orders' span. Read outside the column cache.
  */
 function marketFor(db: Database, events: Table, instruments: readonly string[]): InMemoryMarketView {
-  const view = new InMemoryMarketView();
+  // the prefix sums and the series' values live in the query's arena: reused from call to call, they
+  // are not fresh memory each time (fresh pages cost most when two workers fault them in at once)
+  const view = new InMemoryMarketView(ARENA_SUMS);
   const time = events.col('eventTimestamp');
   const inst = events.col('instrumentID') as SymbolColumn;
   if (time.type !== 'timestamp') throw new Error('Order.eventTimestamp must be a timestamp column');
@@ -351,7 +355,7 @@ function readSeries(
   if (prevailing && a > 0) a--;
   const b = to >= POS_INF_TS ? time.length : firstAtLeast(time, a, to + 1n);
   const values = columns.map((name) => {
-    const out = new Float64Array(b - a);
+    const out = queryArena.takeFloat64(b - a);
     let at = 0; // the run's first row in the concatenated times
     for (const r of runs) {
       const lo = Math.max(a, at);

@@ -102,18 +102,31 @@ export function isAscending(time: BigInt64Array): boolean {
   return true;
 }
 
+/** Where a view's prefix sums go: new arrays, or scratch memory that outlives the view (a query's arena). */
+export interface SumsAlloc {
+  float64(n: number): Float64Array;
+  int32(n: number): Int32Array;
+}
+
+const NEW_ARRAYS: SumsAlloc = { float64: (n) => new Float64Array(n), int32: (n) => new Int32Array(n) };
+
 /** A MarketView over in-memory, time-sorted series per instrument. */
 export class InMemoryMarketView implements MarketView {
   private readonly quotes = new Map<string, QuoteIndex>();
   private readonly trades = new Map<string, TradeIndex>();
   private readonly refs = new Map<string, InstrumentRef>();
 
+  /** `alloc`: where the prefix sums go (their contents need not be zero). */
+  constructor(private readonly alloc: SumsAlloc = NEW_ARRAYS) {}
+
   /** Sets an instrument's quotes (ascending time; throws otherwise). */
   setQuotes(instrumentID: string, s: QuoteSeries): this {
     if (!isAscending(s.time)) throw new Error(`quotes of ${instrumentID} are not in time order`);
     const n = s.time.length;
-    const cumBps = new Float64Array(n + 1);
-    const cumValid = new Int32Array(n + 1);
+    const cumBps = this.alloc.float64(n + 1);
+    const cumValid = this.alloc.int32(n + 1);
+    cumBps[0] = 0;
+    cumValid[0] = 0;
     for (let i = 0; i < n; i++) {
       const b = s.bid[i]!;
       const a = s.ask[i]!;
@@ -130,9 +143,10 @@ export class InMemoryMarketView implements MarketView {
   setTrades(instrumentID: string, s: TradeSeries): this {
     if (!isAscending(s.time)) throw new Error(`trades of ${instrumentID} are not in time order`);
     const n = s.time.length;
-    const cumVol = new Float64Array(n + 1);
-    const cumPricedVol = new Float64Array(n + 1);
-    const cumValue = new Float64Array(n + 1);
+    const cumVol = this.alloc.float64(n + 1);
+    const cumPricedVol = this.alloc.float64(n + 1);
+    const cumValue = this.alloc.float64(n + 1);
+    cumVol[0] = cumPricedVol[0] = cumValue[0] = 0;
     for (let i = 0; i < n; i++) {
       const v = s.volume[i]!;
       const p = s.price[i]!;

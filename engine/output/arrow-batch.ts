@@ -139,13 +139,18 @@ function fillBits(out: Uint8Array, src: Uint8Array, index: Int32Array | null, fr
   for (let i = from, o = 0; i < to; i++, o++) if (src[index ? index[i]! : i]) out[o >> 3]! |= 1 << (o & 7);
 }
 
-/** A bitmap with every row valid but `first`, the first null found (trailing bits set, as arrow.ts's). */
+/*
+ * Validity: each marks the nulls of its data in `bits` (bit set = valid) and returns how many; with
+ * none, `bits` is left as it was (no bitmap is written). Trailing bits of the last byte are set.
+ */
+
+/** A bitmap with every row valid but `first`, the first null found. */
 function startBitmap(bits: Uint8Array, first: number): void {
   bits.fill(0xff);
   bits[first >> 3]! &= ~(1 << (first & 7));
 }
 
-function nanBits(d: Float64Array, bits: Uint8Array): number {
+export function nanBits(d: Float64Array, bits: Uint8Array): number {
   const n = d.length;
   let i = 0;
   while (i < n && d[i] === d[i]) i++;
@@ -161,7 +166,7 @@ function nanBits(d: Float64Array, bits: Uint8Array): number {
   return nulls;
 }
 
-function wordBits(w: Int32Array, n: number, bits: Uint8Array): number {
+export function wordBits(w: Int32Array, n: number, bits: Uint8Array): number {
   let i = 0;
   while (i < n && !(w[2 * i + 1] === -2147483648 && w[2 * i] === 0)) i++;
   if (i === n) return 0;
@@ -176,7 +181,7 @@ function wordBits(w: Int32Array, n: number, bits: Uint8Array): number {
   return nulls;
 }
 
-function intBits(d: Int32Array, bits: Uint8Array): number {
+export function intBits(d: Int32Array, bits: Uint8Array): number {
   const n = d.length;
   let i = 0;
   while (i < n && d[i] !== -2147483648) i++;
@@ -192,7 +197,7 @@ function intBits(d: Int32Array, bits: Uint8Array): number {
   return nulls;
 }
 
-function codeBits(d: Int32Array, nullCode: Uint8Array, bits: Uint8Array): number {
+export function codeBits(d: Int32Array, nullCode: Uint8Array, bits: Uint8Array): number {
   const n = d.length;
   let i = 0;
   while (i < n && nullCode[d[i]!] !== 1) i++;

@@ -32,7 +32,7 @@ import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
 import { dictBytes } from '../output/dict-bytes.js';
-import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, CODE, F64, fillBatch, I32, I64 } from '../output/arrow-batch.js';
+import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, wordBits } from '../output/arrow-batch.js';
 import type { RenderHelpers } from '../output/parallel-text.js';
 import { newRing } from '../output/ring.js';
 
@@ -61,54 +61,22 @@ function validity(n: number, isNull: (i: number) => boolean): Validity {
   return bits ? { nullBitmap: bits, nullCount } : ALL_VALID;
 }
 
-/** Validity of float64 data: NaN is null (a tight loop; no bitmap without a null). */
-function floatValidity(d: Float64Array, n: number): Validity {
-  let i = 0;
-  while (i < n && d[i] === d[i]) i++;
-  if (i === n) return ALL_VALID;
-  const bits = bitmapFrom(n, i);
-  let nullCount = 1;
-  for (i++; i < n; i++) {
-    if (d[i] !== d[i]) {
-      bits[i >> 3]! &= ~(1 << (i & 7));
-      nullCount++;
-    }
-  }
-  return { nullBitmap: bits, nullCount };
+/** Validity of n rows from a function that marks the nulls in a bitmap and counts them (arrow-batch.ts): no bitmap without a null. */
+function validityOf(n: number, nulls: (bits: Uint8Array) => number): Validity {
+  const bits = new Uint8Array(Math.ceil(n / 8));
+  const nullCount = nulls(bits);
+  return nullCount > 0 ? { nullBitmap: bits, nullCount } : ALL_VALID;
 }
+
+/** Validity of float64 data: NaN is null. */
+const floatValidity = (d: Float64Array, n: number): Validity => validityOf(n, (bits) => nanBits(d.subarray(0, n), bits));
 
 /** Validity of 64-bit words (hi, lo pairs): the null is hi = -2^31, lo = 0. */
-function wordsValidity(w: Int32Array, n: number): Validity {
-  let i = 0;
-  while (i < n && !(w[2 * i + 1] === -2147483648 && w[2 * i] === 0)) i++;
-  if (i === n) return ALL_VALID;
-  const bits = bitmapFrom(n, i);
-  let nullCount = 1;
-  for (i++; i < n; i++) {
-    if (w[2 * i + 1] === -2147483648 && w[2 * i] === 0) {
-      bits[i >> 3]! &= ~(1 << (i & 7));
-      nullCount++;
-    }
-  }
-  return { nullBitmap: bits, nullCount };
-}
+const wordsValidity = (w: Int32Array, n: number): Validity => validityOf(n, (bits) => wordBits(w, n, bits));
 
 /** Validity of int32 data (ints, dates, or symbol codes against a per-code null mark). */
-function intValidity(d: Int32Array, n: number, nullCode?: Uint8Array): Validity {
-  const isNull = (x: number): boolean => (nullCode ? nullCode[x] === 1 : x === -2147483648);
-  let i = 0;
-  while (i < n && !isNull(d[i]!)) i++;
-  if (i === n) return ALL_VALID;
-  const bits = bitmapFrom(n, i);
-  let nullCount = 1;
-  for (i++; i < n; i++) {
-    if (isNull(d[i]!)) {
-      bits[i >> 3]! &= ~(1 << (i & 7));
-      nullCount++;
-    }
-  }
-  return { nullBitmap: bits, nullCount };
-}
+const intValidity = (d: Int32Array, n: number, nullCode?: Uint8Array): Validity =>
+  validityOf(n, (bits) => (nullCode ? codeBits(d.subarray(0, n), nullCode, bits) : intBits(d.subarray(0, n), bits)));
 
 function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
   const enc = new TextEncoder();

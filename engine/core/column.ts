@@ -324,7 +324,7 @@ export function codesAt(c: SymbolColumn, rows: Int32Array): Int32Array {
 /**
  * Renumbers codes[from, to) to the entries they use, in first-use order, adding `base`; returns the
  * entries used. Codes within a narrow span (nearly unique values stored in first-use order, as a
- * narrow query's execution IDs) renumber through a table of that span, others through a map.
+ * narrow query's execution IDs) renumber through a table of that span, others through a hash table.
  */
 function pickCodes(codes: Int32Array, from: number, to: number, base: number, dictLength: number): Int32Array {
   let min = dictLength;
@@ -344,31 +344,53 @@ function pickCodes(codes: Int32Array, from: number, to: number, base: number, di
     for (let i = from; i < to; i++) codes[i] = base + i - from;
     return picks;
   }
-  const picks: number[] = [];
-  if (max - min < 8 * n) {
-    const remap = new Int32Array(max - min + 1).fill(-1);
-    for (let i = from; i < to; i++) {
-      const k = codes[i]! - min;
-      let m = remap[k]!;
-      if (m < 0) {
-        m = remap[k] = picks.length;
-        picks.push(codes[i]!);
-      }
-      codes[i] = m + base;
+  // at most one entry per row, in first-use order
+  const picks = new Int32Array(n);
+  const count = max - min < 8 * n ? pickBySpan(codes, from, to, base, min, max, picks) : pickByHash(codes, from, to, base, picks);
+  return picks.slice(0, count);
+}
+
+/** pickCodes through a table of the codes' span; returns the entries picked. */
+function pickBySpan(codes: Int32Array, from: number, to: number, base: number, min: number, max: number, picks: Int32Array): number {
+  const remap = new Int32Array(max - min + 1).fill(-1);
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    const k = codes[i]! - min;
+    let m = remap[k]!;
+    if (m < 0) {
+      m = remap[k] = count;
+      picks[count++] = codes[i]!;
     }
-  } else {
-    const remap = new Map<number, number>();
-    for (let i = from; i < to; i++) {
-      const code = codes[i]!;
-      let m = remap.get(code);
-      if (m === undefined) {
-        remap.set(code, (m = picks.length));
-        picks.push(code);
-      }
-      codes[i] = m + base;
-    }
+    codes[i] = m + base;
   }
-  return Int32Array.from(picks);
+  return count;
+}
+
+/**
+ * pickCodes through an open-addressing hash table of at least twice the rows (codes spread over a
+ * wide span: a slice of every instrument's execution IDs). A Map did the same ~5× slower, and its
+ * growth made garbage for the collector on every worker at once.
+ */
+function pickByHash(codes: Int32Array, from: number, to: number, base: number, picks: Int32Array): number {
+  let bits = 1;
+  while (1 << bits < 2 * (to - from)) bits++;
+  const mask = (1 << bits) - 1;
+  const keys = new Int32Array(1 << bits).fill(-1); // codes are >= 0: -1 is a free slot
+  const values = new Int32Array(1 << bits);
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    const code = codes[i]!;
+    let h = Math.imul(code, 0x9e3779b1) >>> (32 - bits); // Fibonacci hashing: the product's high bits
+    while (keys[h] !== -1 && keys[h] !== code) h = (h + 1) & mask;
+    let m: number;
+    if (keys[h] === -1) {
+      keys[h] = code;
+      m = values[h] = count;
+      picks[count++] = code;
+    } else m = values[h]!;
+    codes[i] = m + base;
+  }
+  return count;
 }
 
 /**

@@ -93,6 +93,13 @@ describe('gathering rows of several parts', () => {
     const picked = gatherParts('symbol', [{ column: unique, rows: wide }]) as SymbolColumn;
     expect(strings(picked)).toEqual(['id5', 'id3999', 'id17', 'id5']);
     expect(picked.dict.length).toBe(3);
+    // thousands of rows over a wide span, with repeats: picked through a hash table with collisions
+    const big = sym(Array.from({ length: 50_000 }, (_, i) => `e${i}`));
+    const rows = Int32Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? 49_999 : (i * 2654435761) % 50_000 >>> 0));
+    const many = gatherParts('symbol', [{ column: big, rows }]) as SymbolColumn;
+    expect(strings(many)).toEqual([...rows].map((r) => `e${r}`));
+    expect(many.dict.length).toBe(new Set(rows).size);
+    expect(dictStrings(many.dict)).toEqual([...new Set([...rows].map((r) => `e${r}`))]); // first-use order
   });
 });
 

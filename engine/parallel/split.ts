@@ -29,6 +29,7 @@ import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } fr
 import type { QueryResult } from '../ops/result.js';
 import { outputColumns } from '../ops/get-ticks.js';
 import { queryBase } from '../ops/select/query.js';
+import { instantRanges } from '../ops/select/select.js';
 import { hiOf, loOf, lowerBound, lowerBoundIn } from '../ops/select/scan.js';
 import { roundFloats } from '../ops/round.js';
 import { sortTable } from '../ops/sort.js';
@@ -52,7 +53,7 @@ type SplitPlan =
     }
   | {
       readonly by: 'time';
-      /** The window's rows as time-ordered runs, one per partition, to cut into parts of equal rows. */
+      /** The rows the query reads as time-ordered runs (per partition, one per instant range: the window or each day's slice), to cut into parts of equal rows. */
       readonly runs: ReadonlyArray<{ readonly order: Int32Array; readonly time: Int32Array; readonly from: number; readonly to: number }>;
       readonly rows: number;
       readonly window: { readonly start: bigint; readonly end: bigint };
@@ -106,8 +107,12 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       }
       if (listed * 2 < all) return null;
     }
+    // the rows the query reads, as runs of each partition's time order: one per instant range (the
+    // window, or each day's slice) that holds rows of it
+    const ranges = instantRanges(db.partitionKeys(t.name), window, base.slice, base.inputTZ);
     const runs: Array<{ order: Int32Array; time: Int32Array; from: number; to: number }> = [];
     let rows = 0;
+    let partitions = 0;
     for (const k of keys) {
       const p = db.partition(t.name, k);
       const order = p?.timeOrder();
@@ -115,12 +120,16 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
       const c = p.column(t.timeColumn);
       if (c.type !== 'timestamp') return null;
       const time = int32Pairs(c.data);
-      const from = window.start <= NEG_INF_TS ? 0 : lowerBoundIn(order, time, 0, order.length, hiOf(window.start), loOf(window.start));
-      const to = window.end >= POS_INF_TS ? order.length : lowerBoundIn(order, time, from, order.length, hiOf(window.end), loOf(window.end));
-      if (to > from) runs.push({ order, time, from, to });
-      rows += to - from;
+      const before = rows;
+      for (const [start, end] of ranges) {
+        const from = start <= NEG_INF_TS ? 0 : lowerBoundIn(order, time, 0, order.length, hiOf(start), loOf(start));
+        const to = end >= POS_INF_TS ? order.length : lowerBoundIn(order, time, from, order.length, hiOf(end), loOf(end));
+        if (to > from) runs.push({ order, time, from, to });
+        rows += Math.max(0, to - from);
+      }
+      if (rows > before) partitions++;
     }
-    if (!fills && runs.length < 2) return null;
+    if (!fills && partitions < 2) return null;
     let names: string[];
     try {
       names = outputColumns(t, args);

@@ -121,6 +121,8 @@ describe('a query split across workers', () => {
       { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime'], fill: 'forward' },
       { table: 'Trade', ...firstDay(), fill: 'zero', columns: ['price', 'volume'] },
       { table: 'Trade', ...WINDOW, columns: ['price', 'volume'] },
+      // a slice: the parts' rows are counted in each day's slice, not the whole window
+      { table: 'Trade', ...WINDOW, temporality: 'slice', slice: ['14:30', '15:00'], columns: ['price', 'volume'] },
     ]) {
       const before = ex.partsRun;
       const split = result(await ex.call('getTicks', args));

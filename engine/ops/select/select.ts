@@ -93,6 +93,19 @@ const notCancelled: Predicate = {
   },
 };
 
+/**
+ * The instant ranges a window reads of a table with these partition keys: the window itself, or one
+ * per day of a slice (in `zone`), ascending and disjoint.
+ */
+export function instantRanges(keys: readonly string[], window: Window, slice: readonly [number, number] | undefined, zone: string): ReadonlyArray<readonly [bigint, bigint]> {
+  if (!slice) return [[window.start, window.end]];
+  const bounds = {
+    first: keys.length ? partitionStartNs(keys[0]!) - NS_PER_DAY : NEG_INF_TS,
+    last: keys.length ? partitionStartNs(keys[keys.length - 1]!) + 2n * NS_PER_DAY : POS_INF_TS,
+  };
+  return sliceRanges(window, slice, zone, bounds);
+}
+
 /** The rows a query selects, per partition. */
 export function selectRows(db: Database, spec: SelectSpec): Selection {
   const t = spec.table;
@@ -106,13 +119,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     return { parts: rows.length ? [{ source, rows }] : [], ordered: true, ranges: [ALL] };
   }
   const keys = db.partitionKeys(t.name);
-  const bounds = {
-    first: keys.length ? partitionStartNs(keys[0]!) - NS_PER_DAY : NEG_INF_TS,
-    last: keys.length ? partitionStartNs(keys[keys.length - 1]!) + 2n * NS_PER_DAY : POS_INF_TS,
-  };
-  let ranges: ReadonlyArray<readonly [bigint, bigint]> = spec.slice
-    ? sliceRanges(spec.window, spec.slice, spec.inputTZ, bounds)
-    : [[spec.window.start, spec.window.end]];
+  let ranges = instantRanges(keys, spec.window, spec.slice, spec.inputTZ);
   const part = spec.timeRange;
   if (part) {
     ranges = ranges

@@ -32,12 +32,18 @@ export interface Shard {
   readonly into?: ShardOutput;
 }
 
-/** Where a part writes its fixed-width columns: rows [offset, offset + rows) of each buffer. */
+/** Where a part writes its fixed-width columns: rows [offset, offset + rows) of each column's place. */
 export interface ShardOutput {
   readonly offset: number;
   readonly rows: number;
-  /** One buffer per column, holding the whole query's rows. */
-  readonly columns: Readonly<Record<string, SharedArrayBuffer>>;
+  /** Where each column holds the whole query's rows. */
+  readonly columns: Readonly<Record<string, OutputColumn>>;
+}
+
+/** A column's place in a split query's output: bytes from `byteOffset` of one shared buffer. */
+export interface OutputColumn {
+  readonly buffer: SharedArrayBuffer;
+  readonly byteOffset: number;
 }
 
 /** One part of a query run on another worker: the same call, restricted to a shard. */

@@ -230,7 +230,7 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   if (helpers === 0) return impl(db, args);
   let shards = plan.by === 'identifier' ? shardsOf(plan.weights, helpers + 1) : timeShards(plan, helpers + 1);
   // a split getTicks: the parts write their rows into the whole result's columns
-  let output: Record<string, SharedArrayBuffer> | null = null;
+  let output: ReturnType<typeof allocateOutput> | null = null;
   if (plan.by === 'time' && shards.length > 1) {
     const sizes = timeShardRows(plan, shards);
     const columns = (output = allocateOutput(plan.columns, plan.rows));

@@ -90,16 +90,12 @@ export function fillBatch(columns: readonly BatchColumn[], from: number, to: num
         nullCount = wordBits(out, n, bits);
         break;
       }
-      case I32: {
-        const out = new Int32Array(area.buffer, base, n);
-        fillInts(out, c.data as Int32Array, c.index, from, to);
-        nullCount = intBits(out, bits);
-        break;
-      }
+      case I32:
       case CODE: {
+        // int32 values or dictionary codes: the same gather, another null test
         const out = new Int32Array(area.buffer, base, n);
         fillInts(out, c.data as Int32Array, c.index, from, to);
-        nullCount = codeBits(out, c.nullCode!, bits);
+        nullCount = c.kind === CODE ? codeBits(out, c.nullCode!, bits) : intBits(out, bits);
         break;
       }
     }

@@ -153,7 +153,7 @@ export class QueryThenRender {
 }
 
 /** The columns of a table as a job carries them, or null when one cannot travel by reference or copy. */
-export function shareable(t: Table): TextJob['sources'] | null {
+function shareable(t: Table): TextJob['sources'] | null {
   const sources: Array<{ column: EncodedColumn; index: Int32Array | null }> = [];
   for (const { column, index } of t.sources()) {
     if (column.type === 'string' || column.type === 'float[]' || column.type === 'long[]') return null;

@@ -307,11 +307,13 @@ function copyRuns<T extends Float64Array | Int32Array | Uint8Array>(out: T, src:
   }
 }
 
-/** The codes of `rows` of a symbol column, into `out` at `at`. */
-function gatherCodes(out: Int32Array, codes: Int32Array, rows: Int32Array, at: number): void {
+/** The codes of `rows` of a symbol column plus `base`, into `out` at `at`. */
+function gatherCodes(out: Int32Array, codes: Int32Array, rows: Int32Array, at: number, base = 0): void {
   const runs = rowRuns(rows);
-  if (runs) copyRuns(out, codes, runs, at, 1);
-  else for (let i = 0; i < rows.length; i++) out[at + i] = codes[rows[i]!]!;
+  if (runs) {
+    copyRuns(out, codes, runs, at, 1);
+    if (base !== 0) for (let i = at; i < at + rows.length; i++) out[i] = out[i]! + base;
+  } else for (let i = 0; i < rows.length; i++) out[at + i] = codes[rows[i]!]! + base;
 }
 
 /** The codes of `rows` of a symbol column, in a new array. */
@@ -344,10 +346,31 @@ function pickCodes(codes: Int32Array, from: number, to: number, base: number, di
     for (let i = from; i < to; i++) codes[i] = base + i - from;
     return picks;
   }
+  // every row a different entry (nearly unique values such as execution IDs): the picks are the codes
+  const distinct = pickDistinct(codes, from, to, base, min, max);
+  if (distinct) return distinct;
   // at most one entry per row, in first-use order
   const picks = new Int32Array(n);
   const count = max - min < 8 * n ? pickBySpan(codes, from, to, base, min, max, picks) : pickByHash(codes, from, to, base, picks);
   return picks.slice(0, count);
+}
+
+/**
+ * pickCodes when no code repeats in codes[from, to) (checked in a bitmap of the codes' span, which
+ * stays in cache where a hash table of the rows does not); null, nothing changed, when one does.
+ */
+function pickDistinct(codes: Int32Array, from: number, to: number, base: number, min: number, max: number): Int32Array | null {
+  const seen = new Int32Array(((max - min) >> 5) + 1);
+  for (let i = from; i < to; i++) {
+    const k = codes[i]! - min;
+    const bit = 1 << (k & 31);
+    const w = seen[k >> 5]!;
+    if ((w & bit) !== 0) return null;
+    seen[k >> 5] = w | bit;
+  }
+  const picks = codes.slice(from, to);
+  for (let i = from; i < to; i++) codes[i] = base + i - from;
+  return picks;
 }
 
 /** pickCodes through a table of the codes' span; returns the entries picked. */
@@ -397,27 +420,29 @@ function pickByHash(codes: Int32Array, from: number, to: number, base: number, p
  * Rows of several columns of one type, gathered straight into one column (no per-part copies). Rows
  * read in storage order come as long runs of consecutive rows, which are copied as blocks.
  */
-export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>): Column {
+export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly column: Column; readonly rows: Int32Array }>, into?: GatherInto): Column {
   checkpoint();
-  if (parts.length === 1 && type !== 'symbol' && !rowRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
+  if (!into && parts.length === 1 && type !== 'symbol' && !rowRuns(parts[0]!.rows)) return gather(parts[0]!.column, parts[0]!.rows);
   const n = parts.reduce((s, p) => s + p.rows.length, 0);
+  if (into && into.length !== n) throw new Error(`gatherParts: ${n} rows into a place of ${into.length}`);
   // one small function per type: each sees one kind of array, so it is compiled once and stays
   // compiled (one function for all types was compiled again as each new type reached it)
   switch (type) {
     case 'float':
-      return { type, data: gatherFloatParts(parts as Parts<FloatColumn>, n) };
+      return { type, data: gatherFloatParts(parts as Parts<FloatColumn>, (into as Float64Array | undefined) ?? new Float64Array(n)) };
     case 'timestamp':
     case 'timespan':
     case 'long':
-      return { type, data: gatherInt64Parts(parts as Parts<Int64Column>, n) };
+      return { type, data: gatherInt64Parts(parts as Parts<Int64Column>, (into as BigInt64Array | undefined) ?? new BigInt64Array(n)) };
     case 'date':
     case 'int':
-      return { type, data: gatherInt32Parts(parts as Parts<Int32Column>, n) };
+      return { type, data: gatherInt32Parts(parts as Parts<Int32Column>, (into as Int32Array | undefined) ?? new Int32Array(n)) };
     case 'boolean':
-      return { type, data: gatherByteParts(parts as Parts<BooleanColumn>, n) };
+      return { type, data: gatherByteParts(parts as Parts<BooleanColumn>, (into as Uint8Array | undefined) ?? new Uint8Array(n)) };
     case 'symbol':
-      return gatherSymbolParts(parts as Parts<SymbolColumn>, n);
+      return gatherSymbolParts(parts as Parts<SymbolColumn>, (into as Int32Array | undefined) ?? new Int32Array(n));
     default:
+      if (into) throw new Error(`gatherParts: a ${type} column has no place to be gathered into`);
       return concatColumns(
         type,
         parts.map((p) => gather(p.column, p.rows)),
@@ -427,8 +452,10 @@ export function gatherParts(type: ColumnType, parts: ReadonlyArray<{ readonly co
 
 type Parts<C extends Column> = ReadonlyArray<{ readonly column: C; readonly rows: Int32Array }>;
 
-function gatherFloatParts(parts: Parts<FloatColumn>, n: number): Float64Array {
-  const out = new Float64Array(n);
+/** Where gatherParts writes, instead of a new array: the data of a fixed-width column, a symbol's codes, of the parts' rows. */
+export type GatherInto = Float64Array | BigInt64Array | Int32Array | Uint8Array;
+
+function gatherFloatParts(parts: Parts<FloatColumn>, out: Float64Array): Float64Array {
   let o = 0;
   for (const { column, rows } of parts) {
     const src = column.data;
@@ -440,8 +467,7 @@ function gatherFloatParts(parts: Parts<FloatColumn>, n: number): Float64Array {
   return out;
 }
 
-function gatherInt64Parts(parts: Parts<Int64Column>, n: number): BigInt64Array {
-  const out = new BigInt64Array(n);
+function gatherInt64Parts(parts: Parts<Int64Column>, out: BigInt64Array): BigInt64Array {
   const w = int32Pairs(out);
   let o = 0;
   for (const { column, rows } of parts) {
@@ -460,8 +486,7 @@ function gatherInt64Parts(parts: Parts<Int64Column>, n: number): BigInt64Array {
   return out;
 }
 
-function gatherInt32Parts(parts: Parts<Int32Column>, n: number): Int32Array {
-  const out = new Int32Array(n);
+function gatherInt32Parts(parts: Parts<Int32Column>, out: Int32Array): Int32Array {
   let o = 0;
   for (const { column, rows } of parts) {
     const src = column.data;
@@ -473,8 +498,7 @@ function gatherInt32Parts(parts: Parts<Int32Column>, n: number): Int32Array {
   return out;
 }
 
-function gatherByteParts(parts: Parts<BooleanColumn>, n: number): Uint8Array {
-  const out = new Uint8Array(n);
+function gatherByteParts(parts: Parts<BooleanColumn>, out: Uint8Array): Uint8Array {
   let o = 0;
   for (const { column, rows } of parts) {
     const src = column.data;
@@ -491,19 +515,18 @@ function gatherByteParts(parts: Parts<BooleanColumn>, n: number): Uint8Array {
  * values such as execution IDs), as a pick over it; a small dictionary is appended whole. Neither
  * decodes a string.
  */
-function gatherSymbolParts(parts: Parts<SymbolColumn>, n: number): SymbolColumn {
-  const codes = new Int32Array(n);
+function gatherSymbolParts(parts: Parts<SymbolColumn>, codes: Int32Array): SymbolColumn {
   const dicts: Dict[] = [];
   let base = 0;
   let o = 0;
   for (const { column: c, rows } of parts) {
-    gatherCodes(codes, c.codes, rows, o);
     if (c.dict.length <= rows.length) {
+      gatherCodes(codes, c.codes, rows, o, base);
       c.dict.prefetch?.();
-      if (base !== 0) for (let i = o; i < o + rows.length; i++) codes[i] = codes[i]! + base;
       dicts.push(c.dict);
       base += c.dict.length;
     } else {
+      gatherCodes(codes, c.codes, rows, o);
       const picks = pickCodes(codes, o, o + rows.length, base, c.dict.length);
       dicts.push(new PickDict(c.dict, picks));
       base += picks.length;

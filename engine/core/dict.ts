@@ -217,11 +217,13 @@ export class ConcatDict implements Dict {
 export class PickDict implements Dict {
   readonly sorted = false;
 
+  /** `prefetch`: read the base's parts the picks use now (false where they were read already: a dictionary passed between threads). */
   constructor(
     readonly base: Dict,
     readonly picks: Int32Array,
+    prefetch = true,
   ) {
-    base.prefetch?.(picks);
+    if (prefetch) base.prefetch?.(picks);
   }
 
   get length(): number {

@@ -50,9 +50,9 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
 
   // Columns needed on the way: requested ones, plus time, identifier, join keys and level lists.
   const internal = [...new Set([...requested, ...(t.timeColumn ? [t.timeColumn] : []), ...(timeColumn ? [timeColumn] : []), t.idColumn, ...refs.map((r) => r.fk), ...levelColumns])];
-  let table = gatherColumns(t, selection, internal);
   // one part of a split query: its rows go straight into the whole query's columns
   const into = currentShard()?.into;
+  let table = gatherColumns(t, selection, internal, into);
   if (into && table.length === into.rows) table = gatherIntoOutput(table, into);
   const idSymbol = columnOf(t, t.idColumn)?.type === 'symbol' ? t.idColumn : null;
   if (!selection.ordered && timeColumn) {

@@ -4,15 +4,20 @@
  * gathers (and fills) its rows straight into rows [offset_k, offset_k + rows_k). The merged column is
  * then a view of that buffer: the parts' rows are neither transferred nor copied into one (measured
  * on the forward-fill case, 2M rows × 6 columns: the copy and its page faults cost 55–130 ms of a
- * 190 ms split query). Symbol columns go the same way (their codes) when every part's codes are those
- * of one stored dictionary (the same source: a time split within one partition), which the merged
- * column then takes; otherwise their parts are appended (15–30 ms of the same case).
+ * 190 ms split query). A part over several partitions gathers its rows there directly (gatherParts
+ * into the place: no column of its own, no second copy). Symbol columns go the same way (their
+ * codes): when every part's codes are those of one stored dictionary (a time split within one
+ * partition) the merged column takes it; otherwise each part's codes are numbered in its own
+ * dictionary, and the merge offsets them in place by the entries of the parts before (a pass over
+ * the later parts' rows) and appends the dictionaries. Appending the parts' codes instead cost
+ * ~35 ms a call of the 2-worker slice over 5 days, on the query's thread after the parts ended.
  *
  * A part whose selection does not have the rows it was promised (a filter or an idList the plan could
  * not count) ignores the output and returns its own columns; so does a column the part's kernels
  * replace instead of writing in place. Such columns are appended as before.
  */
-import { type Column, type ColumnType, int32Pairs } from '../core/column.js';
+import { type Column, type ColumnType, type GatherInto, int32Pairs } from '../core/column.js';
+import { concatDicts } from '../core/dict.js';
 import type { OutputColumn, Shard, ShardOutput } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 
@@ -61,6 +66,24 @@ function columnIn(type: FixedType, { buffer, byteOffset }: OutputColumn, offset:
   }
 }
 
+/**
+ * The place of column `name` (of `type`) for this part's rows, as the array gatherParts writes: the
+ * data of a fixed-width column, a symbol's codes; undefined when the column has none.
+ */
+export function placeOf(out: ShardOutput, name: string, type: ColumnType): GatherInto | undefined {
+  const place = out.columns[name];
+  if (!place) return undefined;
+  if (type === 'symbol') return new Int32Array(place.buffer, place.byteOffset + out.offset * 4, out.rows);
+  return fixed(type) ? (dataOf(columnIn(type, place, out.offset, out.rows)) as GatherInto) : undefined;
+}
+
+/** True when the column's data (a symbol's codes) already lies in the part's rows of its place. */
+function inPlace(c: Column, place: OutputColumn, out: ShardOutput): boolean {
+  const d = dataOf(c);
+  const w = widthOf(c.type);
+  return !!d && w > 0 && d.buffer === place.buffer && d.byteOffset === place.byteOffset + out.offset * w && d.byteLength === out.rows * w;
+}
+
 /** Copies rows `index` of `src` (every row when null) into `dest`, of the same type. */
 function gatherInto(src: Column, index: Int32Array | null, dest: Column): void {
   if (src.type === 'float' || src.type === 'int' || src.type === 'date' || src.type === 'boolean') {
@@ -91,7 +114,8 @@ export function gatherIntoOutput(table: Table, out: ShardOutput): Table {
   table.names.forEach((name, i) => {
     const { column, index } = sources[i]!;
     const place = out.columns[name];
-    if (place && column.type === 'symbol' && column.dict.source !== undefined) {
+    if (!place || (!index && inPlace(column, place, out))) return; // gathered there already
+    if (column.type === 'symbol' && column.dict.source !== undefined) {
       const codes = new Int32Array(place.buffer, place.byteOffset + out.offset * 4, out.rows);
       if (!index) codes.set(column.codes);
       else for (let k = 0; k < index.length; k++) codes[k] = column.codes[index[k]!]!;
@@ -99,7 +123,7 @@ export function gatherIntoOutput(table: Table, out: ShardOutput): Table {
       t = t.with(name, { type: 'symbol', codes, dict: column.dict });
       return;
     }
-    if (!place || !fixed(column.type)) return;
+    if (!fixed(column.type)) return;
     const dest = columnIn(column.type, place, out.offset, out.rows);
     gatherInto(column, index, dest);
     t = t.with(name, dest);
@@ -116,11 +140,7 @@ export function writtenColumns(table: Table, shard: Shard | undefined): string[]
   if (!out || table.length !== out.rows) return [];
   return table.names.filter((name) => {
     const place = out.columns[name];
-    if (!place) return false;
-    const c = table.col(name);
-    const d = dataOf(c);
-    const w = c.type === 'symbol' && c.dict.source === undefined ? 0 : widthOf(c.type);
-    return !!d && w > 0 && d.buffer === place.buffer && d.byteOffset === place.byteOffset + out.offset * w && d.byteLength === out.rows * w;
+    return !!place && inPlace(table.col(name), place, out);
   });
 }
 
@@ -136,25 +156,38 @@ export function writtenDicts(table: Table, written: readonly string[]): Record<s
 
 /**
  * The merged columns of a split query whose every part wrote them into `columns` (the parts' written
- * names, and for symbols their dictionaries' sources, all the same), as views of those buffers over
- * all `rows` rows; other columns are absent (appended by the caller). `table` is a part's (its symbol
- * columns give the dictionary).
+ * names), as views of those buffers over all `rows` rows; other columns are absent (appended by the
+ * caller). A symbol column whose parts share one stored dictionary takes it; otherwise each part's
+ * codes (numbered in its own dictionary) are offset, in place, by the entries of the parts before it,
+ * and the dictionaries are appended (nothing decoded).
  */
 export function sharedColumns(
-  table: Table,
   columns: Readonly<Record<string, OutputColumn>>,
-  parts: ReadonlyArray<{ readonly wroteInto?: readonly string[]; readonly wroteDicts?: Readonly<Record<string, string>> }>,
+  parts: ReadonlyArray<{ readonly table: Table; readonly wroteInto?: readonly string[]; readonly wroteDicts?: Readonly<Record<string, string>> }>,
   rows: number,
 ): Map<string, Column> {
   const out = new Map<string, Column>();
-  for (const d of table.defs) {
+  for (const d of parts[0]!.table.defs) {
     const place = columns[d.name];
     if (!place || !parts.every((p) => p.wroteInto?.includes(d.name))) continue;
     if (fixed(d.type)) out.set(d.name, columnIn(d.type, place, 0, rows));
     else if (d.type === 'symbol') {
-      const own = table.col(d.name) as Extract<Column, { type: 'symbol' }>;
-      const source = own.dict.source;
-      if (source !== undefined && parts.every((p) => p.wroteDicts?.[d.name] === source)) out.set(d.name, { type: 'symbol', codes: new Int32Array(place.buffer, place.byteOffset, rows), dict: own.dict });
+      const codes = new Int32Array(place.buffer, place.byteOffset, rows);
+      const dicts = parts.map((p) => (p.table.col(d.name) as Extract<Column, { type: 'symbol' }>).dict);
+      const source = parts[0]!.wroteDicts?.[d.name];
+      if (source !== undefined && parts.every((p) => p.wroteDicts?.[d.name] === source)) {
+        out.set(d.name, { type: 'symbol', codes, dict: dicts[0]! });
+        continue;
+      }
+      let at = 0;
+      let base = 0;
+      parts.forEach((p, k) => {
+        const end = at + p.table.length;
+        if (base !== 0) for (let i = at; i < end; i++) codes[i] = codes[i]! + base;
+        at = end;
+        base += dicts[k]!.length;
+      });
+      out.set(d.name, { type: 'symbol', codes, dict: concatDicts(dicts) });
     }
   }
   return out;

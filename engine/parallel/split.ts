@@ -249,7 +249,7 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
   let table = mergeTables(
     results.map((r) => r.table),
     plan.by === 'identifier' ? plan.key : null,
-    output ? sharedColumns(own.table, output, results, rows) : undefined,
+    output ? sharedColumns(output, results, rows) : undefined,
   );
   const limit = maxResultRows();
   if (table.length > limit) {

@@ -79,7 +79,9 @@ function decodeDict(e: EncodedDict): Dict {
     case 'utf8':
       return new Utf8Dict(e.offsets, e.data, e.sorted, e.unique, e.source);
     case 'pick':
-      return new PickDict(decodeDict(e.base), e.picks);
+      // the sending thread read what the picks use (PickDict's constructor there), and the base's
+      // snapshot carries it: not checked again here (the serving thread, for a whole result)
+      return new PickDict(decodeDict(e.base), e.picks, false);
     case 'concat':
       return new ConcatDict(e.parts.map(decodeDict));
     case 'file':

@@ -100,6 +100,25 @@ describe('gathering rows of several parts', () => {
     expect(strings(many)).toEqual([...rows].map((r) => `e${r}`));
     expect(many.dict.length).toBe(new Set(rows).size);
     expect(dictStrings(many.dict)).toEqual([...new Set([...rows].map((r) => `e${r}`))]); // first-use order
+    // distinct rows over a wide span (a slice of execution IDs), after another part: the codes are the
+    // picks themselves, offset by the first part's entries
+    const distinct = Int32Array.from({ length: 3000 }, (_, i) => (i * 7919) % 50_000);
+    const both = gatherParts('symbol', [{ column: small, rows: runs }, { column: big, rows: distinct }]) as SymbolColumn;
+    expect(strings(both)).toEqual([...cells(small, runs), ...[...distinct].map((r) => `e${r}`)]);
+    expect(both.dict.length).toBe(small.dict.length + distinct.length);
+    expect([...both.codes.subarray(runs.length)]).toEqual([...distinct].map((_, i) => small.dict.length + i));
+  });
+
+  it('gathers into a given array (a split query\'s shared output) the same cells', () => {
+    for (const col of [longs, prices, ints, small, unique]) {
+      const parts = [runs, scattered].map((rows) => ({ column: col, rows }));
+      const rowsIn = runs.length + scattered.length;
+      const place = col.type === 'long' ? new BigInt64Array(new SharedArrayBuffer(8 * (rowsIn + 4)), 16, rowsIn) : col.type === 'float' ? new Float64Array(new SharedArrayBuffer(8 * rowsIn)) : new Int32Array(new SharedArrayBuffer(4 * rowsIn));
+      const got = gatherParts(col.type, parts, place);
+      expect(cellsOf(got)).toEqual(parts.flatMap(({ rows }) => cells(col, rows)));
+      expect(got.type === 'symbol' ? got.codes : (got as { data: unknown }).data).toBe(place);
+      expect(() => gatherParts(col.type, parts, place.subarray(1))).toThrow(/rows into a place of/);
+    }
   });
 });
 

@@ -131,15 +131,24 @@ describe('a query split across workers', () => {
       for (const name of ['eventTimestamp', 'price', 'volume']) expect(shared(split, name), `${name} of ${JSON.stringify(args)}`).toBe(true);
       expect(split.wroteInto).toBeUndefined();
     }
-    // symbols: codes of one partition's stored dictionary go into the output too; parts over several
-    // partitions (different dictionaries) append theirs
+    // symbols: their codes go into the output too, those of one partition's stored dictionary as they
+    // are; parts over several partitions (different dictionaries) offset theirs by the entries of the
+    // parts before them, and the dictionaries are appended
     const codesShared = (r: QueryResult, name: string): boolean => (r.table.col(name) as { codes: Int32Array }).codes.buffer instanceof SharedArrayBuffer;
     const oneDay = { table: 'Trade', ...firstDay(), columns: ['instrumentID', 'price', 'conditions'], fill: 'forward' };
     const day = result(await ex.call('getTicks', oneDay));
     expect(firstDifference(json(day), json(engine.call('getTicks', oneDay)))).toBe('');
     for (const name of ['instrumentID', 'conditions']) expect(codesShared(day, name), name).toBe(true);
-    const days = result(await ex.call('getTicks', { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'conditions'], fill: 'forward' }));
-    expect(codesShared(days, 'instrumentID')).toBe(false);
+    for (const manyDays of [
+      { table: 'Trade', ...WINDOW, columns: ['instrumentID', 'price', 'conditions'], fill: 'forward' },
+      { table: 'Trade', ...WINDOW, temporality: 'slice', slice: ['14:30', '15:00'] },
+    ]) {
+      const before = ex.partsRun;
+      const days = result(await ex.call('getTicks', manyDays));
+      expect(ex.partsRun).toBeGreaterThan(before);
+      expect(firstDifference(json(days), json(engine.call('getTicks', manyDays)))).toBe('');
+      for (const name of ['instrumentID', 'conditions']) expect(codesShared(days, name), `${name} of ${JSON.stringify(manyDays)}`).toBe(true);
+    }
     // a filter: the parts' rows are only known once they ran, so they are appended (the same result)
     const filtered = { table: 'Trade', ...WINDOW, filter: [['>=', 'volume', 100]], fill: 'forward', columns: ['instrumentID', 'price', 'volume'] };
     const split = result(await ex.call('getTicks', filtered));

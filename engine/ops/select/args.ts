@@ -15,6 +15,8 @@ import { parseFilterText } from '../filter/parse-text.js';
 import { allOf, type FilterNode } from '../filter/tree.js';
 import type { Selection } from './select.js';
 import { checkSlice } from './slice.js';
+import type { ShardOutput } from '../../core/query-hooks.js';
+import { placeOf } from '../../parallel/shared-output.js';
 
 export const columnNames = (t: TableSchema): string => t.columns.map((c) => c.name).join(', ');
 
@@ -92,9 +94,9 @@ export function sliceArg(args: DecodedArgs): [number, number] | undefined {
 /**
  * The needed columns of the selected rows, partitions concatenated in order. Rows of one partition
  * are a view over its columns (a row index, nothing copied until a kernel needs a column); rows of
- * several are gathered into new columns.
+ * several are gathered into new columns, or into `into`'s places (one part of a split getTicks).
  */
-export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[]): Table {
+export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[], into?: ShardOutput): Table {
   if (sel.parts.length === 1) {
     const { source, rows } = sel.parts[0]!;
     const bases = names.map((name) => source.column(name));
@@ -107,12 +109,17 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
     }
     return Table.view(names, bases, index);
   }
-  const columns = names.map((name) =>
-    gatherParts(
-      columnOf(t, name)!.type,
+  const n = sel.parts.reduce((s, p) => s + p.rows.length, 0);
+  // one part of a split query: gathered straight into the whole query's columns, when it has the rows promised
+  const out = into && into.rows === n ? into : undefined;
+  const columns = names.map((name) => {
+    const type = columnOf(t, name)!.type;
+    return gatherParts(
+      type,
       sel.parts.map(({ source, rows }) => ({ column: source.column(name), rows })),
-    ),
-  );
-  return new Table(names, columns, sel.parts.reduce((s, p) => s + p.rows.length, 0));
+      out && placeOf(out, name, type),
+    );
+  });
+  return new Table(names, columns, n);
 }
 

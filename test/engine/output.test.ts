@@ -34,6 +34,24 @@ describe('byte renderers', () => {
     });
   }
 
+  it('write the same bytes where code cannot be generated (each row then written by one loop over the columns)', () => {
+    // a policy against generated code (as a page's CSP would be): Function throws
+    const real = globalThis.Function;
+    globalThis.Function = function refused() {
+      throw new EvalError('code generation from strings disallowed for this context');
+    } as unknown as FunctionConstructor;
+    try {
+      for (const t of [generated(3000, 3), generated(40, 4)]) {
+        for (const chunk of [1 << 20, 97]) {
+          expect(render('json', t, 'America/New_York', chunk).equals(Buffer.from(legacyPayloadJson(t, 'America/New_York')))).toBe(true);
+          expect(render('csv', t, 'America/New_York', chunk).equals(Buffer.from(legacyCsv(t, 'America/New_York')))).toBe(true);
+        }
+      }
+    } finally {
+      globalThis.Function = real;
+    }
+  });
+
   it('read views through their row index', () => {
     const base = generated(500, 7);
     const idx = Int32Array.from({ length: 800 }, (_, i) => (i * 7919) % 500);

@@ -13,7 +13,7 @@ import { csvField } from '../service/csv.js';
 import { dictBytes } from './dict-bytes.js';
 import { writeAscii, writeFloat, writeInt, writeLongWords, timestampWriter } from './numbers.js';
 import { Out, utf8 } from './out.js';
-import { copyBytes, putWords, ViewCache, type Words, wordsOf } from './words.js';
+import { copyBytes, putWords, ViewCache, wordsOf } from './words.js';
 
 /**
  * Writes the cell of base row r at p and returns the position after it. A fixed-width cell (numbers,
@@ -307,7 +307,7 @@ function rowWriter(keys: readonly Uint8Array[], cells: readonly CellWriter[], fi
   body.push('return p;');
   try {
     const params = cells.map((_, j) => `c${j}`);
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from our own column count and key bytes only
+    // generated from our own column count and key bytes only (no text of the data)
     return new Function(...params, `return function row(b, dv, p, r) {\n${body.join('\n')}\n};`)(...cells) as RowWriter;
   } catch {
     return loop;

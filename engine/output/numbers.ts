@@ -35,20 +35,22 @@ for (let i = 0; i < 100; i++) {
   PAIRS[2 * i + 1] = 48 + (i % 10);
 }
 
-/** Writes a non-negative integer below 2^53 in decimal. */
+/**
+ * Writes a non-negative integer below 2^53 in decimal: below 2^31 as an int32 (its divisions by 100
+ * compile to a multiply and shift), else as the int32 digits above the last eight, then those eight.
+ */
 export function writeUint(b: Uint8Array, p: number, v: number): number {
-  const end = p + digitCount(v);
+  if (v < 2147483648) return writeInt31(b, p, v | 0);
+  const hi = Math.floor(v / 1e8); // below 2^53 / 10^8 < 2^31
+  return writeFixed(b, writeInt31(b, p, hi | 0), v - hi * 1e8, 8);
+}
+
+/** Writes an integer 0 <= u < 2^31 in decimal. */
+function writeInt31(b: Uint8Array, p: number, u: number): number {
+  const end = p + digitCount(u);
   let k = end;
-  while (v >= TWO32) {
-    const q = Math.floor(v / 100);
-    const r = (v - q * 100) * 2;
-    b[--k] = PAIRS[r + 1]!;
-    b[--k] = PAIRS[r]!;
-    v = q;
-  }
-  let u = v >>> 0;
   while (u >= 100) {
-    const q = (u / 100) >>> 0;
+    const q = (u / 100) | 0;
     const r = (u - q * 100) * 2;
     b[--k] = PAIRS[r + 1]!;
     b[--k] = PAIRS[r]!;
@@ -61,11 +63,15 @@ export function writeUint(b: Uint8Array, p: number, v: number): number {
   return end;
 }
 
-/** Writes `v` (0 <= v < 10^width) with leading zeros to exactly `width` digits. */
+/**
+ * Writes `v` (0 <= v < 10^width, width <= 9: an int32) with leading zeros to exactly `width` digits.
+ * Held as an int32, its division by 100 compiles to a multiply and shift instead of a float division.
+ */
 function writeFixed(b: Uint8Array, p: number, v: number, width: number): number {
   let k = p + width;
+  v |= 0;
   while (k - p >= 2) {
-    const q = (v / 100) >>> 0;
+    const q = (v / 100) | 0;
     const r = (v - q * 100) * 2;
     b[--k] = PAIRS[r + 1]!;
     b[--k] = PAIRS[r]!;

@@ -77,19 +77,25 @@ const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(Math.
 const BLOCK_BITS = 12;
 const BLOCK = 1 << BLOCK_BITS;
 
-/**
- * A dictionary in first-use order (nearly unique values such as execution IDs) read from disk in
- * blocks of 4096 entries, each with two positioned reads (its offsets, then its bytes) when a code of
- * it is first needed: the rows of one identifier use a narrow range of codes, so a narrow query reads
- * a few blocks of a 2M-entry dictionary. Strings are decoded when asked, each once.
- */
 /** What FileDict.snapshot gives: where the dictionary's files are and the blocks read so far. */
 export interface FileDictSnapshot {
   readonly offsetsPath: string;
   readonly dataPath: string;
   readonly length: number;
   readonly blocks: ReadonlyArray<{ readonly index: number; readonly offsets: Int32Array; readonly text: Uint8Array }>;
+  /** Both files whole, when they were read so (the blocks above are then views of them). */
+  readonly whole?: { readonly offsets: Int32Array; readonly data: Uint8Array };
 }
+
+/**
+ * A dictionary in first-use order (nearly unique values such as execution IDs) read from disk in
+ * blocks of 4096 entries, each with two positioned reads (its offsets, then its bytes) when a code of
+ * it is first needed: the rows of one identifier use a narrow range of codes, so a narrow query reads
+ * a few blocks of a 2M-entry dictionary. A query that needs over half of the blocks (a full day) reads
+ * both files whole instead, in two reads (shared with helper threads where there are some), and every
+ * block is a view of them: no 2 x 500 small reads, and an Arrow dictionary of every entry is those
+ * buffers as they are. Strings are decoded when asked, each once.
+ */
 
 export class FileDict implements Dict {
   readonly sorted = false;
@@ -97,6 +103,7 @@ export class FileDict implements Dict {
   private readonly blocks: Array<{ offsets: Int32Array; text: Buffer } | undefined>;
   private readonly decodedStrings = new Map<number, string>();
   private held = 0;
+  private wholeFiles: { offsets: Int32Array; data: Uint8Array } | undefined;
 
   constructor(
     private readonly offsetsPath: string,
@@ -114,6 +121,7 @@ export class FileDict implements Dict {
    */
   snapshot(): FileDictSnapshot {
     const blocks: FileDictSnapshot['blocks'][number][] = [];
+    if (this.wholeFiles) return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks, whole: this.wholeFiles };
     for (const [index, b] of this.blocks.entries()) if (b) blocks.push({ index, offsets: b.offsets, text: b.text });
     return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks };
   }
@@ -121,6 +129,7 @@ export class FileDict implements Dict {
   /** A dictionary from a snapshot: its blocks shared, the others read from the files when asked. */
   static restore(s: FileDictSnapshot): FileDict {
     const d = new FileDict(s.offsetsPath, s.dataPath, s.length);
+    if (s.whole) d.adoptWhole(s.whole.offsets, s.whole.data);
     for (const b of s.blocks) {
       d.blocks[b.index] = { offsets: b.offsets, text: Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength) };
       d.held += b.offsets.byteLength + b.text.byteLength;
@@ -154,13 +163,30 @@ export class FileDict implements Dict {
 
   /**
    * Every entry's UTF-8 bytes and offsets (the files read whole, not block by block): for a renderer
-   * that sends the whole dictionary (an Arrow dictionary of a full-day result). Not kept.
+   * that sends the whole dictionary (an Arrow dictionary of a full-day result). Kept: every block is
+   * then a view of them.
    */
   whole(): { offsets: Int32Array; data: Uint8Array } {
-    const bytes = readShared(this.offsetsPath);
-    const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
-    const data = readShared(this.dataPath);
-    return { offsets, data: data.subarray(0, offsets[this.length]!) };
+    if (!this.wholeFiles) {
+      const bytes = readShared(this.offsetsPath);
+      const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
+      const data = readShared(this.dataPath);
+      this.adoptWhole(offsets, data.subarray(0, offsets[this.length]!));
+    }
+    return this.wholeFiles!;
+  }
+
+  /** Both files, read whole: every block not read yet becomes a view of them. */
+  private adoptWhole(offsets: Int32Array, data: Uint8Array): void {
+    this.wholeFiles = { offsets, data };
+    this.held += offsets.byteLength + data.byteLength;
+    for (let i = 0; i < this.blocks.length; i++) {
+      if (this.blocks[i]) continue;
+      const first = i * BLOCK;
+      const count = Math.min(BLOCK, this.length - first);
+      const at = offsets[first]!;
+      this.blocks[i] = { offsets: offsets.subarray(first, first + count + 1), text: Buffer.from(data.buffer, data.byteOffset + at, offsets[first + count]! - at) };
+    }
   }
 
   /** Where entry `code`'s UTF-8 bytes are (its block read if needed), for renderers that copy bytes. */
@@ -173,18 +199,13 @@ export class FileDict implements Dict {
   }
 
   prefetch(codes?: Int32Array): void {
-    if (!codes) {
-      for (let i = 0; i < this.blocks.length; i++) this.block(i);
+    if (this.wholeFiles) return;
+    const missing = codes ? missingBlocks(codes, this.blocks) : null;
+    if (!missing || 2 * missing.count > this.blocks.length) {
+      this.whole();
       return;
     }
-    let last = -1;
-    for (let i = 0; i < codes.length; i++) {
-      const b = codes[i]! >> BLOCK_BITS;
-      if (b !== last && b >= 0) {
-        if (!this.blocks[b]) this.block(b);
-        last = b;
-      }
-    }
+    for (let b = 0; b < missing.marks.length; b++) if (missing.marks[b]) this.block(b);
   }
 
   private block(i: number): { offsets: Int32Array; text: Buffer } {
@@ -212,6 +233,25 @@ export class FileDict implements Dict {
     this.held += offsets.byteLength + text.byteLength;
     return b;
   }
+}
+
+/** Which blocks `codes` use that are not read yet, and how many (counting stops past half of them: the files are then read whole). */
+function missingBlocks(codes: Int32Array, blocks: ReadonlyArray<unknown>): { marks: Uint8Array; count: number } {
+  const half = blocks.length >> 1;
+  const marks = new Uint8Array(blocks.length);
+  let count = 0;
+  let last = -1;
+  for (let i = 0; i < codes.length; i++) {
+    const b = codes[i]! >> BLOCK_BITS;
+    if (b !== last && b >= 0) {
+      last = b;
+      if (marks[b] === 0 && !blocks[b]) {
+        marks[b] = 1;
+        if (++count > half) break;
+      }
+    }
+  }
+  return { marks, count };
 }
 
 function fileBytes(path: string): number {

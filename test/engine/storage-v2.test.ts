@@ -133,6 +133,35 @@ describe('storage format 2', () => {
     expect((p.column('conditions') as SymbolColumn).dict).toBeInstanceOf(Utf8Dict);
   });
 
+  it('reads a first-use dictionary whole for a query that needs most of it, and its blocks are views of those files', () => {
+    const db = Database.open(v2Dir);
+    const engine = new Engine([db]);
+    const d0 = dates[0]!.replace(/-/g, '.');
+    const p = db.partition('Trade', dates[0]!)!;
+    const stored = (p.column('executionID') as SymbolColumn).dict as FileDict;
+    expect(stored).toBeInstanceOf(FileDict);
+    // a narrow query reads blocks
+    engine.call('getTicks', { table: 'Trade', startTS: `${d0}D15:00`, endTS: `${d0}D15:01`, idList: [ids[1]] });
+    expect(stored.snapshot().whole).toBeUndefined();
+    // the whole day: the files whole, once
+    const t = engine.call('getTicks', { table: 'Trade', startTS: d0, endTS: `${d0}D23:59:59.999999999` }).table;
+    const snap = stored.snapshot();
+    expect(snap.whole).toBeDefined();
+    const files = readFileSync(join(p.dir, 'executionID.dict.utf8'));
+    expect(Buffer.from(snap.whole!.data).equals(files.subarray(0, snap.whole!.data.length))).toBe(true);
+    expect(stored.whole().data).toBe(snap.whole!.data); // not read again
+    // every entry the same through the blocks, the whole files and a dictionary rebuilt on another thread's side
+    const again = FileDict.restore(snap);
+    const offsets = new Int32Array(readFileSync(join(p.dir, 'executionID.dict.offsets.i32')).buffer.slice(0));
+    for (let k = 0; k < stored.length; k += 997) {
+      const want = files.toString('utf8', offsets[k]!, offsets[k + 1]!);
+      expect(stored.get(k)).toBe(want);
+      expect(again.get(k)).toBe(want);
+    }
+    const ex = t.col('executionID') as SymbolColumn;
+    expect(ex.dict.get(ex.codes[0]!)).toMatch(/^\S+$/);
+  });
+
   it('gives the rows of the stored time order exactly as merging the identifier runs', () => {
     const db = Database.open(v2Dir);
     const p = db.partition('Trade', dates[1]!)!;

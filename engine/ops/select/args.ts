@@ -102,10 +102,11 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
     const bases = names.map((name) => source.column(name));
     // the rows may live in the query's scratch arena: the view keeps its own copy
     const index = rows.slice();
-    // dictionary parts the rows use are read now, while the query holds its folders
+    // dictionary parts the rows use are read now, while the query holds its folders (a selection
+    // never repeats a row: as many rows as the partition's are all of its codes, in stored order)
     for (const c of bases) {
       if (c.type !== 'symbol' || !c.dict.prefetch) continue;
-      c.dict.prefetch(codesAt(c, index));
+      c.dict.prefetch(index.length === c.codes.length ? c.codes : codesAt(c, index));
     }
     return Table.view(names, bases, index);
   }

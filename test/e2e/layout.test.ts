@@ -40,7 +40,8 @@ async function run(op: string, args: Row): Promise<void> {
   await page.reload();
   await page.waitForSelector('[data-testid="run"]');
   await page.click('[data-testid="run"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="run"]')?.textContent?.startsWith('Run'));
+  // the button is disabled while the run goes on (its text is no sign: "Running…" starts with "Run")
+  await page.waitForFunction(() => (document.querySelector('[data-testid="run"]') as HTMLButtonElement | null)?.disabled === false);
   await page.waitForSelector('[data-testid="rows"], [data-testid="error-panel"], [data-testid="empty-panel"], [data-testid="generate-written"]');
 }
 

@@ -20,9 +20,25 @@ beforeAll(async () => {
 
 afterAll(async () => app?.close());
 
+/**
+ * Runs the form (Ctrl+Enter) and waits for the run to end: for the Run button to have been disabled
+ * (running) and to be enabled again. Its text is no sign ("Running…" starts with "Run" too): a wait
+ * on it passed while the run went on, and a history count taken then missed the run's entry.
+ */
 const ran = async (): Promise<void> => {
+  await page.evaluate(() => {
+    const w = window as unknown as { ranStarted?: boolean };
+    w.ranStarted = false;
+    const seen = new MutationObserver(() => {
+      if ((document.querySelector('[data-testid="run"]') as HTMLButtonElement | null)?.disabled) {
+        w.ranStarted = true;
+        seen.disconnect();
+      }
+    });
+    seen.observe(document.body, { attributes: true, attributeFilter: ['disabled'], childList: true, subtree: true });
+  });
   await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(() => document.querySelector('[data-testid="run"]')?.textContent?.startsWith('Run'));
+  await page.waitForFunction(() => (window as unknown as { ranStarted?: boolean }).ranStarted === true && (document.querySelector('[data-testid="run"]') as HTMLButtonElement | null)?.disabled === false);
 };
 const grid = (): ReturnType<Page['locator']> => page.locator('[role="grid"][data-testid="grid"]');
 const historyCount = async (): Promise<number> => {

@@ -1,5 +1,6 @@
 // Builds everything `npm start`, `npx tickscope` and the tests run:
-//   dist/bin/cli.cjs           the tickscope command (Node, CommonJS: see below)
+//   dist/bin/cli.cjs           the tickscope command: a launcher (bin/launch.ts) that loads
+//   dist/bin/cli-main.cjs      the command itself (Node, CommonJS: see below) through V8's code cache
 //   dist/bin/executor-worker.cjs  a query worker of the executor
 //   dist/bin/render-worker.cjs    a helper thread rendering JSON/CSV output (engine/output/parallel-text.ts)
 //   dist/electron/main.cjs     Electron main process   dist/electron/preload.cjs  its preload (sandboxed: CJS)
@@ -58,7 +59,7 @@ await Promise.all([
   // apache-arrow's ES modules (Arrow.node.mjs) as one CommonJS file (see externalPackages)
   build({ bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', entryPoints: { arrow: 'node_modules/apache-arrow/Arrow.node.mjs' }, outdir: 'dist/vendor', outExtension: { '.js': '.cjs' } }),
   // the CLI, and the executor's query worker that serve and the desktop app start
-  build({ ...node, entryPoints: { cli: 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs }),
+  build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
   build({ ...node, entryPoints: { bench: 'bench/bench.ts', load: 'bench/load.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
   build({ ...node, entryPoints: { 'cold-ours': 'bench/cold-ours.ts', 'cold-duck': 'bench/cold-duck.ts', 'cold-empty': 'bench/cold-empty.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts' }, outdir: 'dist/bench', ...cjs }),

@@ -1,7 +1,7 @@
 /** The `tickscope` command as users run it: a real process over real folders. */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
@@ -40,6 +40,30 @@ function digest(dir: string): string {
 }
 
 describe('tickscope CLI', () => {
+  it('compiles its bundles through a code cache that a run doing work writes and later runs use', () => {
+    const dir = join(tempDir(), 'demo');
+    const caches = join(tempDir(), 'code-cache');
+    const env = { ...process.env, TICKSCOPE_CODE_CACHE_DIR: caches };
+    const run = (args: string[]): string => {
+      const r = spawnSync(process.execPath, [CLI, ...args], { env, maxBuffer: 1 << 28 });
+      expect(r.status, r.stderr.toString()).toBe(0);
+      return r.stdout.toString('latin1');
+    };
+    const files = (): Record<string, number> => (existsSync(caches) ? Object.fromEntries(readdirSync(caches).map((f) => [f, statSync(join(caches, f)).mtimeMs])) : {});
+    run(['--help']);
+    expect(files()).toEqual({}); // help compiles little of a command: it writes no cache
+    run(['demo', '--db', dir, '--days', '1', '--instruments', '2', '--trades-per-day', '2000']);
+    const query = ['getTicks', '{"table":"Trade","startTS":"2024.01.01","endTS":"2030.01.01","columns":["instrumentID","price"]}'];
+    const csvOut = run(['call', '--db', dir, '--format', 'csv', ...query]);
+    const arrowOut = run(['call', '--db', dir, '--format', 'arrow', ...query]);
+    const written = files();
+    expect(Object.keys(written).sort().map((f) => f.replace(/\.\d+-\d+\.v8cache$/, ''))).toEqual(['arrow.cjs', 'cli-main.cjs']);
+    // the next runs compile from those caches (a cache they could not use would be written again) and answer the same
+    expect(run(['call', '--db', dir, '--format', 'csv', ...query])).toBe(csvOut);
+    expect(run(['call', '--db', dir, '--format', 'arrow', ...query]).length).toBe(arrowOut.length);
+    expect(files()).toEqual(written);
+  });
+
   it('stops quietly and exits 0 when its reader goes away (call ... | head)', async () => {
     const { spawn } = await import('node:child_process');
     const dir = join(tempDir(), 'demo');

@@ -104,7 +104,9 @@ export class CodeCache {
     const cacheFile = this.cacheFileOf(filename);
     const cached = readCache(cacheFile);
     const cachedData = cached && cached !== 'damaged' ? cached : undefined;
-    const script = new vm.Script(Module.wrap(source), { filename, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+    // no dynamic import() in these files (the build checks): Node 20 loses a script's import() loader
+    // when it is compiled from cached data
+    const script = new vm.Script(Module.wrap(source), { filename, cachedData });
     const status: CacheStatus = cached === 'damaged' || (cachedData && script.cachedDataRejected) ? 'rejected' : cachedData ? 'accepted' : 'none';
     this.loads.push({ file: filename, cacheFile, status, script });
     const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;

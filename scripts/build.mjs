@@ -10,7 +10,7 @@
 //   dist/renderer/             the React app (Vite), served by Electron and by `tickscope serve`
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const started = Date.now();
 rmSync('dist/bin', { recursive: true, force: true });
@@ -67,5 +67,11 @@ await Promise.all([
   // the sandboxed preload's require knows almost no modules: no banner there
   build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),
 ]);
+// the bundles the command compiles through V8's code cache (bin/code-cache.ts) must hold no dynamic
+// import(): Node 20 gives a script compiled from cached data no loader for it
+for (const file of ['dist/bin/cli-main.cjs', 'dist/vendor/arrow.cjs']) {
+  const at = readFileSync(file, 'utf8').search(/(?<![\w$.])import\(/);
+  if (at >= 0) throw new Error(`${file}: a dynamic import() at offset ${at}; load it with require (see bin/code-cache.ts)`);
+}
 await viteBuild({ configFile: 'vite.config.ts', logLevel: 'warn' });
 console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

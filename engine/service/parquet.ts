@@ -14,6 +14,7 @@
  * soon as it is encoded (awaited, so a slow consumer holds the writer back), so memory stays at
  * about one row group's values however long the result.
  */
+import { createRequire } from 'node:module';
 import type { ColumnSource, SchemaElement } from 'hyparquet-writer';
 import { type Column, columnLength, type ColumnType, int32Pairs } from '../core/column.js';
 import type { QueryResult } from '../ops/result.js';
@@ -41,8 +42,12 @@ type HyparquetWriter = typeof import('hyparquet-writer');
 
 let writerModule: Promise<HyparquetWriter> | undefined;
 
-/** hyparquet-writer, loaded on the first export (its ES modules take ~50 ms to load; most runs never export Parquet). */
-const hyparquetWriter = (): Promise<HyparquetWriter> => (writerModule ??= import('hyparquet-writer'));
+/**
+ * hyparquet-writer, loaded on the first export (its ES modules take ~50 ms to load; most runs never
+ * export Parquet). Required, as the reader's modules are (storage/parquet-read.ts), not imported: the
+ * tickscope command runs from V8's code cache, where Node 20 gives a dynamic import() no loader.
+ */
+const hyparquetWriter = (): Promise<HyparquetWriter> => (writerModule ??= Promise.resolve(createRequire(import.meta.url)('hyparquet-writer') as HyparquetWriter));
 
 const INT32_MIN = -2147483648;
 

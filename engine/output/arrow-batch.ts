@@ -77,19 +77,19 @@ export function fillBatch(columns: readonly BatchColumn[], from: number, to: num
     }
     at += align8(width(c.kind) * n);
     const bits = area.subarray(at, at + bitmapBytes(n));
-    // each gather says whether its rows may hold a null (a value equal to the null, or to 0 for a
-    // 64-bit column read as float64: -0 is -2^63's bits); only then is the bitmap pass made
+    // each gather says whether its rows may hold a null (a value equal to the null; for 8-byte values
+    // moved as float64, a NaN or a zero: -0 is -2^63's bits); only then is the bitmap pass made
     switch (c.kind) {
       case F64: {
         const out = new Float64Array(area.buffer, base, n);
-        if (fillFloats(out, c.data as Float64Array, c.index, from, to)) nullCount = nanBits(out, bits);
+        if (fillFloat64s(out, c.data as Float64Array, c.index, from, to)) nullCount = nanBits(out, bits);
         break;
       }
       case I64: {
         const words = c.data as Int32Array;
         const maybe =
           words.byteOffset % 8 === 0
-            ? fillBits64(new Float64Array(area.buffer, base, n), new Float64Array(words.buffer, words.byteOffset, words.length >> 1), c.index, from, to)
+            ? fillFloat64s(new Float64Array(area.buffer, base, n), new Float64Array(words.buffer, words.byteOffset, words.length >> 1), c.index, from, to)
             : fillWords(new Int32Array(area.buffer, base, 2 * n), words, c.index, from, to);
         if (maybe) nullCount = wordBits(new Int32Array(area.buffer, base, 2 * n), n, bits);
         break;
@@ -139,48 +139,20 @@ function soleNullCode(nullCode: Uint8Array): number {
  * (the bitmap pass then looks).
  */
 
-function fillFloats(out: Float64Array, src: Float64Array, index: Int32Array | null, from: number, to: number): boolean {
-  if (!index) {
-    out.set(src.subarray(from, to));
-    return true;
-  }
-  let i = from;
-  let o = 0;
-  let nan = false;
-  for (; i + 8 <= to; i += 8, o += 8) {
-    const a = src[index[i]!]!, b = src[index[i + 1]!]!, c = src[index[i + 2]!]!, d = src[index[i + 3]!]!;
-    const e = src[index[i + 4]!]!, f = src[index[i + 5]!]!, g = src[index[i + 6]!]!, h = src[index[i + 7]!]!;
-    out[o] = a;
-    out[o + 1] = b;
-    out[o + 2] = c;
-    out[o + 3] = d;
-    out[o + 4] = e;
-    out[o + 5] = f;
-    out[o + 6] = g;
-    out[o + 7] = h;
-    if (a !== a || b !== b || c !== c || d !== d || e !== e || f !== f || g !== g || h !== h) nan = true;
-  }
-  for (; i < to; i++, o++) {
-    const a = src[index[i]!]!;
-    out[o] = a;
-    if (a !== a) nan = true;
-  }
-  return nan;
-}
-
 /**
- * 64-bit integers moved as float64 (V8 moves a float64 between typed arrays with its bits as they are,
- * NaN payloads included, which the tests check): one load and store a row where int32 words take two.
- * A row may be null where its float is 0 (+0 is the integer 0, -0 is -2^63).
+ * 8-byte values: float64s, and 64-bit integers moved as float64 (V8 moves a float64 between typed
+ * arrays with its bits as they are, NaN payloads included, which the tests check): one load and
+ * store a row where int32 words take two. A row may be null where its float is NaN (a float's null)
+ * or 0 (+0 is the integer 0, -0 is -2^63, an integer's null).
  */
-function fillBits64(out: Float64Array, src: Float64Array, index: Int32Array | null, from: number, to: number): boolean {
+function fillFloat64s(out: Float64Array, src: Float64Array, index: Int32Array | null, from: number, to: number): boolean {
   if (!index) {
     out.set(src.subarray(from, to));
     return true;
   }
   let i = from;
   let o = 0;
-  let zero = false;
+  let maybe = false;
   for (; i + 8 <= to; i += 8, o += 8) {
     const a = src[index[i]!]!, b = src[index[i + 1]!]!, c = src[index[i + 2]!]!, d = src[index[i + 3]!]!;
     const e = src[index[i + 4]!]!, f = src[index[i + 5]!]!, g = src[index[i + 6]!]!, h = src[index[i + 7]!]!;
@@ -192,14 +164,16 @@ function fillBits64(out: Float64Array, src: Float64Array, index: Int32Array | nu
     out[o + 5] = f;
     out[o + 6] = g;
     out[o + 7] = h;
-    if (a === 0 || b === 0 || c === 0 || d === 0 || e === 0 || f === 0 || g === 0 || h === 0) zero = true;
+    // |x| > 0 is false for a NaN and for a zero of either sign, and only for those (no arithmetic:
+    // most integers are subnormal floats, slow to compute with)
+    if (!(Math.abs(a) > 0 && Math.abs(b) > 0 && Math.abs(c) > 0 && Math.abs(d) > 0 && Math.abs(e) > 0 && Math.abs(f) > 0 && Math.abs(g) > 0 && Math.abs(h) > 0)) maybe = true;
   }
   for (; i < to; i++, o++) {
     const a = src[index[i]!]!;
     out[o] = a;
-    if (a === 0) zero = true;
+    if (!(Math.abs(a) > 0)) maybe = true;
   }
-  return zero;
+  return maybe;
 }
 
 /** 64-bit integers as int32 word pairs (a column whose words are not 8-aligned); always maybe null. */

@@ -130,7 +130,8 @@ function usedDictionary(codes: Int32Array, dict: Dict): ArrowDictionary & { code
 function wholeDictionary(dict: Dict): ArrowDictionary {
   const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
   if (!whole) return dictionaryOf(dict, Int32Array.from({ length: dict.length }, (_, k) => k));
-  const empty = new Uint8Array(dict.length);
+  // shared: render helpers read it in place (a full day of execution IDs is 2M entries)
+  const empty = new Uint8Array(new SharedArrayBuffer(dict.length));
   for (let k = 0; k < dict.length; k++) if (whole.offsets[k + 1] === whole.offsets[k]) empty[k] = 1;
   return { offsets: whole.offsets, data: whole.data, empty };
 }

@@ -100,8 +100,10 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
   if (sel.parts.length === 1) {
     const { source, rows } = sel.parts[0]!;
     const bases = names.map((name) => source.column(name));
-    // the rows may live in the query's scratch arena: the view keeps its own copy
-    const index = rows.slice();
+    // the rows may live in the query's scratch arena: the view keeps its own copy, in shared memory,
+    // so the threads that render the result (or hold it) read it in place instead of a copy each
+    const index = new Int32Array(new SharedArrayBuffer(rows.byteLength));
+    index.set(rows);
     // dictionary parts the rows use are read now, while the query holds its folders (a selection
     // never repeats a row: as many rows as the partition's are all of its codes, in stored order)
     for (const c of bases) {

@@ -298,24 +298,65 @@ export function codeBits(d: Int32Array, nullCode: Uint8Array, bits: Uint8Array):
   return nulls;
 }
 
-/** The job a render helper is sent for an Arrow stream: its batches are place, place + threads, ... */
+/**
+ * Who fills which batch, decided as they go: a helper or the writer takes the next batch nobody has
+ * taken when it is free, so a thread that runs slower (it started later, its core is busier) fills
+ * fewer, where a fixed deal made the faster one wait. Word 0 is the next batch nobody has taken; word
+ * 1 + b says who took batch b: 0 nobody yet, WRITER, or the helper's place (1, 2, ...).
+ */
+export const WRITER = -1;
+
+/** The claims of a stream of `batches` batches. */
+export function newClaims(batches: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * (batches + 1)));
+}
+
+/** Takes the next batch nobody has taken, for `who`; -1 when none is left. */
+export function claimNext(claims: Int32Array, who: number): number {
+  const b = Atomics.add(claims, 0, 1);
+  if (b >= claims.length - 1) return -1;
+  Atomics.store(claims, 1 + b, who);
+  Atomics.notify(claims, 1 + b);
+  return b;
+}
+
+/** Takes batch b for `who` if it is the next nobody has taken. */
+export function claimBatch(claims: Int32Array, b: number, who: number): boolean {
+  if (Atomics.compareExchange(claims, 0, b, b + 1) !== b) return false;
+  Atomics.store(claims, 1 + b, who);
+  return true;
+}
+
+/** Who took batch b: 0 when nobody has (waiting out the moment between a take and its owner's mark). */
+export function ownerOf(claims: Int32Array, b: number): number {
+  for (;;) {
+    const who = Atomics.load(claims, 1 + b);
+    if (who !== 0 || Atomics.load(claims, 0) <= b) return who;
+    Atomics.wait(claims, 1 + b, 0, 10);
+  }
+}
+
+/** The job a render helper is sent for an Arrow stream: it takes batches as claims allows, one per slot. */
 export interface ArrowJob {
   readonly kind: 'arrow';
   readonly columns: readonly BatchColumn[];
   readonly length: number;
   readonly batchRows: number;
+  /** This helper's mark in the claims (1, 2, ...). */
   readonly place: number;
-  readonly threads: number;
+  readonly claims: Int32Array;
   readonly ring: SharedArrayBuffer;
 }
 
-/** The helper's side: fills its batches into its ring, in order, one per slot. */
+/** The helper's side: with a free slot in hand, takes the next batch, fills it there and hands it over. */
 export function fillJob(job: ArrowJob): void {
   const ring = new RingProducer(job.ring);
   try {
-    for (let b = job.place, batches = Math.ceil(job.length / job.batchRows); b < batches; b += job.threads) {
+    for (;;) {
       const slot = ring.free();
       if (!slot) return;
+      const b = claimNext(job.claims, job.place);
+      if (b < 0) return;
       const from = b * job.batchRows;
       const to = Math.min(job.length, from + job.batchRows);
       ring.publish(from, to, fillBatch(job.columns, from, to, slot), 0);

@@ -60,6 +60,8 @@ export class RenderHelpers {
     private readonly workers: Worker[],
     /** How long a helper may hand nothing over before the writer renders its rows itself. */
     private readonly silentMs: number,
+    /** Each helper loaded (its 'ready' message) or gone. */
+    private readonly loaded: Promise<void>,
   ) {}
 
   /**
@@ -75,13 +77,20 @@ export class RenderHelpers {
   static start(count: number, silentMs = SILENT_MS): RenderHelpers {
     const script = builtScript('render-worker.cjs');
     const workers: Worker[] = [];
+    const loaded: Array<Promise<void>> = [];
     for (let i = 0; i < count; i++) {
       const w = new Worker(script);
       w.unref();
       w.on('error', () => {}); // a failed helper is noticed by the writer (its ring goes quiet)
+      loaded.push(new Promise<void>((resolve) => (w.once('message', () => resolve()), w.once('exit', () => resolve()))));
       workers.push(w);
     }
-    return new RenderHelpers(workers, silentMs);
+    return new RenderHelpers(workers, silentMs, Promise.all(loaded).then(() => undefined));
+  }
+
+  /** Resolves once every helper has loaded (a job posted then is taken at once) or ended. */
+  ready(): Promise<void> {
+    return this.loaded;
   }
 
   get count(): number {

@@ -15,3 +15,5 @@ parentPort!.on('message', (job: ReadJob | TextJob | ArrowJob) => {
   else renderJob(job);
   parentPort!.close();
 });
+// loaded: a job posted now is taken at once (RenderHelpers.ready)
+parentPort!.postMessage('ready');

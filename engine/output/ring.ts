@@ -85,6 +85,11 @@ export class Ring extends RingViews {
     return { from: ctrl[m]!, to: ctrl[m + 1]!, kind: ctrl[m + 3]!, bytes: this.slot(s).subarray(0, ctrl[m + 2]!) };
   }
 
+  /** Whether next() would answer without waiting (a piece is there, or the helper failed). */
+  ready(): boolean {
+    return Atomics.load(this.ctrl, PRODUCED) > this.taken || Atomics.load(this.ctrl, FAILED) !== 0;
+  }
+
   /** The piece from next() is written: its slot is free again. */
   release(): void {
     this.taken++;

@@ -32,7 +32,7 @@ import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
 import { dictBytes } from '../output/dict-bytes.js';
-import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, wordBits } from '../output/arrow-batch.js';
+import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, wordBits, WRITER } from '../output/arrow-batch.js';
 import type { RenderHelpers } from '../output/parallel-text.js';
 import { newRing } from '../output/ring.js';
 
@@ -398,35 +398,53 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
   const writer = new SinkWriter(write);
   const batches = Math.ceil(n / batchRows);
   const areaBytes = batchBytes(plan.columns, Math.min(n, batchRows));
+  const claims = newClaims(batches);
   const rings =
     helpers && helpers.count > 0 && batches > 1
-      ? helpers.post((place, threads): ArrowJob => ({ kind: 'arrow', columns: plan.columns, length: n, batchRows, place, threads, ring: newRing(ARROW_SLOTS, areaBytes) }))
+      ? helpers.post((place): ArrowJob => ({ kind: 'arrow', columns: plan.columns, length: n, batchRows, place, claims, ring: newRing(ARROW_SLOTS, areaBytes) }))
       : null;
   if (!rings) helpers?.close();
   const live = rings ? rings.map(() => true) : [];
-  let own: Uint8Array | null = null;
+  // the writer's own batches: the one it writes, and one filled ahead while a helper's is not ready
+  const own: Array<Uint8Array | undefined> = [];
+  const buffer = (k: number): Uint8Array => (own[k] ??= new Uint8Array(areaBytes));
+  let ahead = -1; // the batch own[1] holds
   let helped = 0;
+  const fill = (b: number, into: Uint8Array): Uint8Array => {
+    const from = b * batchRows;
+    fillBatch(plan.columns, from, Math.min(n, from + batchRows), into);
+    return into;
+  };
+  const rowsOf = (b: number): number => Math.min(n, (b + 1) * batchRows) - b * batchRows;
   try {
     for (let b = 0; b < batches; b++) {
-      const from = b * batchRows;
-      const to = Math.min(n, from + batchRows);
-      const place = rings ? b % (rings.length + 1) : 0;
-      if (place > 0 && live[place - 1]) {
-        const ring = rings![place - 1]!;
+      if (ahead === b) {
+        writer.write(batchFrom(schema, plan, own[1]!, rowsOf(b)));
+        ahead = -1;
+        continue;
+      }
+      let who = ownerOf(claims, b);
+      if (who === 0 && claimBatch(claims, b, WRITER)) who = WRITER;
+      else if (who === 0) who = ownerOf(claims, b); // a helper took it just now
+      if (who > 0 && live[who - 1]) {
+        const ring = rings![who - 1]!;
+        // while the helper's batch is not ready, fill the next batch nobody has taken
+        if (ahead < 0 && !ring.ready()) {
+          const c = claimNext(claims, WRITER);
+          if (c >= 0) ahead = (fill(c, buffer(1)), c);
+        }
         const piece = ring.next();
-        if (piece && piece.from === from && piece.to === to) {
-          writer.write(batchFrom(schema, plan, piece.bytes, to - from));
+        if (piece && piece.from === b * batchRows && piece.to === b * batchRows + rowsOf(b)) {
+          writer.write(batchFrom(schema, plan, piece.bytes, rowsOf(b)));
           ring.release();
           helped++;
           continue;
         }
-        // the helper failed or went silent: its batches are filled here from now on
-        live[place - 1] = false;
+        // the helper failed or went silent: the batches it took and did not hand over are filled here
+        live[who - 1] = false;
         ring.stop();
       }
-      own ??= new Uint8Array(areaBytes);
-      fillBatch(plan.columns, from, to, own);
-      writer.write(batchFrom(schema, plan, own, to - from));
+      writer.write(batchFrom(schema, plan, fill(b, buffer(0)), rowsOf(b)));
     }
     writer.finish();
     return helped;

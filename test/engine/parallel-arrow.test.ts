@@ -42,7 +42,6 @@ async function streamedSlowly(t: Table, count: number): Promise<{ bytes: Buffer;
   return { bytes: Buffer.concat(chunks), helped: got.helped };
 }
 const stream = (t: Table, helpers: RenderHelpers | null, write?: (bytes: Uint8Array) => void): Buffer => streamed(t, helpers, write).bytes;
-const BATCHES = Math.ceil(ROWS / BATCH);
 
 /** Every value of every column, row by row (nulls as null), and the null count of each. */
 function values(bytes: Uint8Array): Record<string, { nulls: number; rows: unknown[] }> {
@@ -76,9 +75,9 @@ describe('Arrow record batches filled on more than one thread', () => {
         expect(streamed(t, RenderHelpers.start(count)).bytes.equals(one), `${count} helper(s)`).toBe(true);
         const got = await streamedSlowly(t, count);
         expect(got.bytes.equals(one), `${count} helper(s), slow reader`).toBe(true);
-        // whoever is free takes the next batch: the helpers took some, the writer at least the first
+        // whoever is free takes the next batch: the loaded helpers took some (the writer may take
+        // none: it writes the schema and dictionaries through the slow reader first)
         expect(got.helped).toBeGreaterThan(0);
-        expect(got.helped).toBeLessThan(BATCHES);
       }
     }
   });

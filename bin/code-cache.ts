@@ -10,18 +10,20 @@
  * other flags (the file is then compiled from source, and the cache written anew). Nothing here can
  * make a command fail: a cache that cannot be read or written is only slower.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import vm from 'node:vm';
 import { crc32 } from 'node:zlib';
 
 /**
- * A cache file: this magic, the CRC-32 of the rest, then V8's data. V8 checks its data's version,
- * flags and source length, not its bytes: a damaged file is caught here, and never given to V8.
+ * A cache file: this magic, the CRC-32 of V8's data, the CRC-32 of the source it was made from, then
+ * V8's data. V8 checks its data's version, flags and the source's length, not the source nor its own
+ * bytes: a damaged file, or one made from another file of the same size and time (copied with its
+ * time kept), is caught here and never given to V8.
  */
-const MAGIC = 0x31435354; // "TSC1"
-const HEADER = 8;
+const MAGIC = 0x32435354; // "TSC2"
+const HEADER = 12;
 
 /** How a file was compiled: from source (no cache, or one V8 refused) or from its cache. */
 export type CacheStatus = 'none' | 'rejected' | 'accepted';
@@ -31,6 +33,8 @@ export interface CachedLoad {
   readonly cacheFile: string;
   readonly status: CacheStatus;
   readonly script: vm.Script;
+  /** CRC-32 of the file's bytes. */
+  readonly sourceCrc: number;
 }
 
 type Loader = (module: NodeJS.Module, filename: string) => void;
@@ -77,17 +81,25 @@ export class CodeCache {
   save(): void {
     for (const load of this.loads) {
       if (load.status === 'accepted') continue;
+      const tmp = `${load.cacheFile}.${process.pid}.tmp`;
       try {
         mkdirSync(dirname(load.cacheFile), { recursive: true });
-        const tmp = `${load.cacheFile}.${process.pid}.tmp`;
+        // a folder it cannot write (a read-only install): no cache made only to be thrown away
+        accessSync(dirname(load.cacheFile), constants.W_OK);
         const data = load.script.createCachedData();
         const header = Buffer.alloc(HEADER);
         header.writeUInt32LE(MAGIC, 0);
         header.writeUInt32LE(crc32(data), 4);
+        header.writeUInt32LE(load.sourceCrc, 8);
         writeFileSync(tmp, Buffer.concat([header, data]));
         renameSync(tmp, load.cacheFile);
       } catch {
-        // a read-only install: the next run compiles from source, as without a cache
+        // the next run compiles from source, as without a cache
+        try {
+          rmSync(tmp, { force: true });
+        } catch {
+          // no folder to leave it in either
+        }
       }
     }
   }
@@ -100,30 +112,32 @@ export class CodeCache {
 
   /** What Module's .cjs loader does (read, wrap, run with the module's require), compiled with the cache. */
   private compile(module: NodeJS.Module, filename: string): void {
-    const source = readFileSync(filename, 'utf8');
+    const bytes = readFileSync(filename);
+    const source = bytes.toString('utf8');
+    const sourceCrc = crc32(bytes);
     const cacheFile = this.cacheFileOf(filename);
-    const cached = readCache(cacheFile);
+    const cached = readCache(cacheFile, sourceCrc);
     const cachedData = cached && cached !== 'damaged' ? cached : undefined;
     // no dynamic import() in these files (the build checks): Node 20 loses a script's import() loader
     // when it is compiled from cached data
     const script = new vm.Script(Module.wrap(source), { filename, cachedData });
     const status: CacheStatus = cached === 'damaged' || (cachedData && script.cachedDataRejected) ? 'rejected' : cachedData ? 'accepted' : 'none';
-    this.loads.push({ file: filename, cacheFile, status, script });
+    this.loads.push({ file: filename, cacheFile, status, script, sourceCrc });
     const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
     const require = Module.createRequire(filename);
     wrapper.call(module.exports, module.exports, require, module, filename, dirname(filename));
   }
 }
 
-/** A cache file's V8 data; undefined when there is none, 'damaged' when its check fails. */
-function readCache(path: string): Buffer | 'damaged' | undefined {
+/** A cache file's V8 data; undefined when there is none, 'damaged' when a check fails (its bytes, its source). */
+function readCache(path: string, sourceCrc: number): Buffer | 'damaged' | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch {
     return undefined;
   }
-  if (bytes.length <= HEADER || bytes.readUInt32LE(0) !== MAGIC) return 'damaged';
+  if (bytes.length <= HEADER || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(8) !== sourceCrc) return 'damaged';
   const data = bytes.subarray(HEADER);
   return crc32(data) === bytes.readUInt32LE(4) ? data : 'damaged';
 }

@@ -327,11 +327,15 @@ export function claimBatch(claims: Int32Array, b: number, who: number): boolean 
   return true;
 }
 
-/** Who took batch b: 0 when nobody has (waiting out the moment between a take and its owner's mark). */
-export function ownerOf(claims: Int32Array, b: number): number {
+/**
+ * Who took batch b: 0 when nobody has, waiting out the moment between a take and its owner's mark
+ * (at most `waitMs`: a thread ended in between leaves the batch to the caller, as nobody's).
+ */
+export function ownerOf(claims: Int32Array, b: number, waitMs: number): number {
+  const until = performance.now() + waitMs;
   for (;;) {
     const who = Atomics.load(claims, 1 + b);
-    if (who !== 0 || Atomics.load(claims, 0) <= b) return who;
+    if (who !== 0 || Atomics.load(claims, 0) <= b || performance.now() > until) return who;
     Atomics.wait(claims, 1 + b, 0, 10);
   }
 }

@@ -59,7 +59,7 @@ export class RenderHelpers {
   private constructor(
     private readonly workers: Worker[],
     /** How long a helper may hand nothing over before the writer renders its rows itself. */
-    private readonly silentMs: number,
+    readonly silentMs: number,
     /** Each helper loaded (its 'ready' message) or gone. */
     private readonly loaded: Promise<void>,
   ) {}
@@ -80,9 +80,10 @@ export class RenderHelpers {
     const loaded: Array<Promise<void>> = [];
     for (let i = 0; i < count; i++) {
       const w = new Worker(script);
-      w.unref();
       w.on('error', () => {}); // a failed helper is noticed by the writer (its ring goes quiet)
       loaded.push(new Promise<void>((resolve) => (w.once('message', () => resolve()), w.once('exit', () => resolve()))));
+      // after the listeners (a message listener refs the worker): a helper never keeps the process up
+      w.unref();
       workers.push(w);
     }
     return new RenderHelpers(workers, silentMs, Promise.all(loaded).then(() => undefined));

@@ -405,6 +405,7 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
       : null;
   if (!rings) helpers?.close();
   const live = rings ? rings.map(() => true) : [];
+  const silentMs = helpers?.silentMs ?? 0;
   // the writer's own batches: the one it writes, and one filled ahead while a helper's is not ready
   const own: Array<Uint8Array | undefined> = [];
   const buffer = (k: number): Uint8Array => (own[k] ??= new Uint8Array(areaBytes));
@@ -423,9 +424,9 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
         ahead = -1;
         continue;
       }
-      let who = ownerOf(claims, b);
+      let who = ownerOf(claims, b, silentMs);
       if (who === 0 && claimBatch(claims, b, WRITER)) who = WRITER;
-      else if (who === 0) who = ownerOf(claims, b); // a helper took it just now
+      else if (who === 0) who = ownerOf(claims, b, silentMs); // a helper took it just now (nobody's still: filled here)
       if (who > 0 && live[who - 1]) {
         const ring = rings![who - 1]!;
         // while the helper's batch is not ready, fill the next batch nobody has taken

@@ -176,12 +176,13 @@ export class FileDict implements Dict {
     return this.wholeFiles!;
   }
 
-  /** Both files, read whole: every block not read yet becomes a view of them. */
+  /** Both files, read whole: every block becomes a view of them (those read before are dropped). */
   private adoptWhole(offsets: Int32Array, data: Uint8Array): void {
     this.wholeFiles = { offsets, data };
     this.held += offsets.byteLength + data.byteLength;
     for (let i = 0; i < this.blocks.length; i++) {
-      if (this.blocks[i]) continue;
+      const old = this.blocks[i];
+      if (old) this.held -= old.offsets.byteLength + old.text.byteLength;
       const first = i * BLOCK;
       const count = Math.min(BLOCK, this.length - first);
       const at = offsets[first]!;

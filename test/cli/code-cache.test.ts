@@ -55,12 +55,17 @@ describe('code cache of the command bundles', () => {
     expect(statuses(second.cache)).toEqual(['accepted']);
     expect(second.exports['value']).toBe(41);
 
+    // another file of the same size and time (copied with its time kept): its cache is not used
+    const sameSize = load(root, caches, source(42));
+    expect(statuses(sameSize.cache)).toEqual(['rejected']);
+    expect(sameSize.exports['value']).toBe(42);
+
     // another build (another size): another cache, and the new code runs
     const rebuilt = load(root, caches, source(4200));
     expect(statuses(rebuilt.cache)).toEqual(['none']);
     expect(rebuilt.exports['value']).toBe(4200);
     rebuilt.cache.save();
-    expect(readdirSync(caches)).toHaveLength(2);
+    expect(readdirSync(caches)).toHaveLength(2); // nothing left behind but the caches
 
     // a damaged cache is never used: compiled from source, and the cache written anew
     const cacheFile = rebuilt.cache.loads[0]!.cacheFile;

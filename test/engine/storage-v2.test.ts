@@ -150,6 +150,8 @@ describe('storage format 2', () => {
     const files = readFileSync(join(p.dir, 'executionID.dict.utf8'));
     expect(Buffer.from(snap.whole!.data).equals(files.subarray(0, snap.whole!.data.length))).toBe(true);
     expect(stored.whole().data).toBe(snap.whole!.data); // not read again
+    // the blocks the narrow query read are views of the whole files now, held once
+    expect(stored.bytes - stored.decodedCount * 48).toBe(snap.whole!.offsets.byteLength + snap.whole!.data.byteLength);
     // every entry the same through the blocks, the whole files and a dictionary rebuilt on another thread's side
     const again = FileDict.restore(snap);
     const offsets = new Int32Array(readFileSync(join(p.dir, 'executionID.dict.offsets.i32')).buffer.slice(0));

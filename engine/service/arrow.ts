@@ -378,10 +378,10 @@ function batchFrom(schema: Schema, plan: BatchPlan, area: Uint8Array, rows: numb
  * at a time and no buffer of the whole stream is made. The same values as tableToArrow.
  *
  * With `helpers` (render helper threads), a table of fixed-width columns (every one but strings and
- * lists) has its batches filled on them and on this thread in turn, written here in order: the same
- * bytes as on one thread. `write` must be done with the bytes it is given when it returns (their
- * buffer is filled again). The helpers are closed when it returns. Returns how many batches
- * helpers filled.
+ * lists) has its batches filled on them and on this thread, each by whichever is free first (claims
+ * in arrow-batch.ts), written here in order: the same bytes as on one thread. `write` must be done
+ * with the bytes it is given when it returns (their buffer is filled again). The helpers are closed
+ * when it returns. Returns how many batches helpers filled.
  */
 export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Uint8Array) => void, batchRows = ARROW_BATCH_ROWS, helpers: RenderHelpers | null = null): number {
   const n = t.length;
@@ -411,12 +411,11 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
   const buffer = (k: number): Uint8Array => (own[k] ??= new Uint8Array(areaBytes));
   let ahead = -1; // the batch own[1] holds
   let helped = 0;
+  const rowsOf = (b: number): number => Math.min(n, (b + 1) * batchRows) - b * batchRows;
   const fill = (b: number, into: Uint8Array): Uint8Array => {
-    const from = b * batchRows;
-    fillBatch(plan.columns, from, Math.min(n, from + batchRows), into);
+    fillBatch(plan.columns, b * batchRows, b * batchRows + rowsOf(b), into);
     return into;
   };
-  const rowsOf = (b: number): number => Math.min(n, (b + 1) * batchRows) - b * batchRows;
   try {
     for (let b = 0; b < batches; b++) {
       if (ahead === b) {
@@ -424,9 +423,8 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
         ahead = -1;
         continue;
       }
-      let who = ownerOf(claims, b, silentMs);
-      if (who === 0 && claimBatch(claims, b, WRITER)) who = WRITER;
-      else if (who === 0) who = ownerOf(claims, b, silentMs); // a helper took it just now (nobody's still: filled here)
+      // the writer's if nobody took it; else whoever did (nobody's still, past the wait: filled here)
+      const who = claimBatch(claims, b, WRITER) ? WRITER : ownerOf(claims, b, silentMs);
       if (who > 0 && live[who - 1]) {
         const ring = rings![who - 1]!;
         // while the helper's batch is not ready, fill the next batch nobody has taken

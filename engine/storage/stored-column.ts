@@ -120,8 +120,8 @@ export class FileDict implements Dict {
    * between threads).
    */
   snapshot(): FileDictSnapshot {
+    if (this.wholeFiles) return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks: [], whole: this.wholeFiles };
     const blocks: FileDictSnapshot['blocks'][number][] = [];
-    if (this.wholeFiles) return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks, whole: this.wholeFiles };
     for (const [index, b] of this.blocks.entries()) if (b) blocks.push({ index, offsets: b.offsets, text: b.text });
     return { offsetsPath: this.offsetsPath, dataPath: this.dataPath, length: this.length, blocks };
   }

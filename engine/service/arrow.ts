@@ -287,6 +287,8 @@ function batchColumn(column: Column, index: Int32Array | null, opts: ArrowOption
 
 /** Slots of a render helper's ring: a helper fills up to this many batches ahead of the writer. */
 const ARROW_SLOTS = 3;
+/** Batches the writer fills ahead of the one it waits for from a helper. */
+const AHEAD = 4;
 
 /** How every record batch of a stream is made: each column's source and Arrow type, and symbol columns' dictionaries. */
 interface BatchPlan {
@@ -406,31 +408,39 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
   if (!rings) helpers?.close();
   const live = rings ? rings.map(() => true) : [];
   const silentMs = helpers?.silentMs ?? 0;
-  // the writer's own batches: the one it writes, and one filled ahead while a helper's is not ready
-  const own: Array<Uint8Array | undefined> = [];
-  const buffer = (k: number): Uint8Array => (own[k] ??= new Uint8Array(areaBytes));
-  let ahead = -1; // the batch own[1] holds
+  // the writer's own batches: the one it writes, and up to AHEAD filled ahead while a helper's batch
+  // is not ready (one filled ahead left it waiting on a slow first batch: the helper's code compiles
+  // as it starts)
+  const spare: Uint8Array[] = [];
+  const take = (): Uint8Array => spare.pop() ?? new Uint8Array(areaBytes);
+  const filled = new Map<number, Uint8Array>(); // batch -> own buffer filled ahead
   let helped = 0;
   const rowsOf = (b: number): number => Math.min(n, (b + 1) * batchRows) - b * batchRows;
   const fill = (b: number, into: Uint8Array): Uint8Array => {
     fillBatch(plan.columns, b * batchRows, b * batchRows + rowsOf(b), into);
     return into;
   };
+  const writeOwn = (b: number, area: Uint8Array): void => {
+    writer.write(batchFrom(schema, plan, area, rowsOf(b)));
+    spare.push(area);
+  };
   try {
     for (let b = 0; b < batches; b++) {
-      if (ahead === b) {
-        writer.write(batchFrom(schema, plan, own[1]!, rowsOf(b)));
-        ahead = -1;
+      const ready = filled.get(b);
+      if (ready) {
+        filled.delete(b);
+        writeOwn(b, ready);
         continue;
       }
       // the writer's if nobody took it; else whoever did (nobody's still, past the wait: filled here)
       const who = claimBatch(claims, b, WRITER) ? WRITER : ownerOf(claims, b, silentMs);
       if (who > 0 && live[who - 1]) {
         const ring = rings![who - 1]!;
-        // while the helper's batch is not ready, fill the next batch nobody has taken
-        if (ahead < 0 && !ring.ready()) {
+        // while the helper's batch is not ready, fill the next batches nobody has taken
+        while (filled.size < AHEAD && !ring.ready()) {
           const c = claimNext(claims, WRITER);
-          if (c >= 0) ahead = (fill(c, buffer(1)), c);
+          if (c < 0) break;
+          filled.set(c, fill(c, take()));
         }
         const piece = ring.next();
         if (piece && piece.from === b * batchRows && piece.to === b * batchRows + rowsOf(b)) {
@@ -443,7 +453,7 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
         live[who - 1] = false;
         ring.stop();
       }
-      writer.write(batchFrom(schema, plan, fill(b, buffer(0)), rowsOf(b)));
+      writeOwn(b, fill(b, take()));
     }
     writer.finish();
     return helped;

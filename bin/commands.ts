@@ -10,6 +10,8 @@ import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
 import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
 import { QueryThenRender, type RenderHelpers, writeText } from '../engine/output/parallel-text.js';
 import { useReadHelpers } from '../engine/storage/parallel-read.js';
+import { OpenFiles } from '../engine/storage/stored-column.js';
+import { withStreamedFiles } from '../engine/core/query-hooks.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
@@ -201,6 +203,7 @@ export const COMMANDS: readonly Command[] = [
       let helpers: RenderHelpers | null = null;
       // helper threads share the query's large reads, then render a large result
       const early = new QueryThenRender();
+      const files = new OpenFiles();
       try {
         const text = body === undefined ? '{}' : body === '-' ? readFileSync(0, 'utf8') : body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body;
         let args: unknown;
@@ -213,7 +216,9 @@ export const COMMANDS: readonly Command[] = [
         useReadHelpers(early.reads());
         let result: ReturnType<Engine['call']>;
         try {
-          result = engine.call(operation, args);
+          // an Arrow stream reads the columns the query did not need a record batch at a time, as it
+          // writes them (on this thread and the helpers), not whole into memory first
+          result = format === 'arrow' ? withStreamedFiles(files, () => engine.call(operation, args)) : engine.call(operation, args);
         } finally {
           useReadHelpers(undefined);
         }
@@ -243,6 +248,7 @@ export const COMMANDS: readonly Command[] = [
       } finally {
         helpers?.close();
         early.close();
+        files.close();
       }
     },
   },

@@ -15,6 +15,18 @@ export interface QueryHooks {
   readonly parallel?: Parallel;
   /** This run is one part of a split query: only the identifiers of this range. */
   readonly shard?: Shard;
+  /** The result is streamed once as soon as the query ends: its columns may be read as they are written (streamedFiles). */
+  readonly streamed?: StreamedFiles;
+}
+
+/**
+ * Files a query opens for the columns it leaves to the streaming renderer to read (core/table.ts,
+ * DeferredColumn), open until whoever streams the result closes them: a write that replaces a
+ * partition meanwhile does not take the rows away (an open file keeps its bytes).
+ */
+export interface StreamedFiles {
+  /** Opens a partition file for reading (a missing file: storage's FolderGoneError). */
+  open(path: string): number;
 }
 
 /**
@@ -108,6 +120,16 @@ export function currentShard(): Shard | undefined {
 /** True when an identifier lies in the shard's range (string order, as partitions store their runs). */
 export function inShard(s: Shard, id: string): boolean {
   return (s.lo === null || id >= s.lo) && (s.hi === null || id < s.hi);
+}
+
+/** Where the running query opens the files of columns it leaves to a streaming renderer, if its result is streamed. */
+export function streamedFiles(): StreamedFiles | undefined {
+  return current.streamed;
+}
+
+/** Runs `fn` (a query) whose result is streamed once as soon as it returns, its deferred columns' files opened through `files`. */
+export function withStreamedFiles<T>(files: StreamedFiles, fn: () => T): T {
+  return withQueryHooks({ ...current, streamed: files }, fn);
 }
 
 /** The row limit of the running query's result. */

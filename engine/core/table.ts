@@ -11,14 +11,44 @@ export interface ColumnDef {
   readonly type: ColumnType;
 }
 
-/** A column as held: a column, or rows `index` of `base` (gathered on first use). */
+/** A column's file, open, as a streaming renderer reads rows of it: its bytes per row and its row count. */
+export interface StreamFile {
+  readonly fd: number;
+  readonly width: number;
+  readonly rows: number;
+}
+
+/**
+ * A stored column whose rows a query has not read: a result streamed once, as soon as the query
+ * ends (`tickscope call --format arrow`), reads them a record batch at a time from its file instead
+ * of the whole column into memory first (storage/stored-column.ts).
+ */
+export interface DeferredColumn {
+  /** The column, its rows not read yet: only its type and dictionary may be used before load(). */
+  readonly column: Column;
+  readonly file: StreamFile;
+  /** Reads the rows the query selected into the column (once); any reader of its data calls it first. */
+  load(): Column;
+}
+
+/** A column as held: a column, or rows `index` of `base` (gathered on first use), whose rows may still be to read (`pending`). */
 export interface ColumnEntry {
   readonly base: Column;
   readonly index?: Int32Array;
   gathered?: Column;
+  pending?: DeferredColumn;
 }
 
-const entryColumn = (e: ColumnEntry): Column => (e.index ? (e.gathered ??= gatherParts(e.base.type, [{ column: e.base, rows: e.index }])) : e.base);
+/** The entry's base with its rows read. */
+function baseOf(e: ColumnEntry): Column {
+  if (e.pending) {
+    e.pending.load();
+    delete e.pending;
+  }
+  return e.base;
+}
+
+const entryColumn = (e: ColumnEntry): Column => (e.index ? (e.gathered ??= gatherParts(e.base.type, [{ column: baseOf(e), rows: e.index }])) : baseOf(e));
 
 export class Table {
   readonly length: number;
@@ -43,9 +73,17 @@ export class Table {
     this.byName = new Map(names.map((n, i) => [n, i]));
   }
 
-  /** A table whose columns are rows `index` of `bases` (views: nothing is copied until used). */
-  static view(names: readonly string[], bases: readonly Column[], index: Int32Array): Table {
-    return new Table(names, [], index.length, bases.map((base) => ({ base, index })));
+  /**
+   * A table whose columns are rows `index` of `bases` (views: nothing is copied until used); a base
+   * with a `deferred` entry has its rows read when first used.
+   */
+  static view(names: readonly string[], bases: readonly Column[], index: Int32Array, deferred?: ReadonlyArray<DeferredColumn | undefined>): Table {
+    return new Table(
+      names,
+      [],
+      index.length,
+      bases.map((base, j) => (deferred?.[j] ? { base, index, pending: deferred[j] } : { base, index })),
+    );
   }
 
   /** A table of columns as sources() gives them: each a base and the index reading it (null: as it is). */
@@ -87,7 +125,7 @@ export class Table {
   readers<T>(make: (c: Column) => (i: number) => T): Array<(i: number) => T> {
     return this.entries.map((e) => {
       if (!e.index || e.gathered) return make(entryColumn(e));
-      const read = make(e.base);
+      const read = make(baseOf(e));
       const index = e.index;
       return (i: number) => read(index[i]!);
     });
@@ -98,7 +136,19 @@ export class Table {
    * views: for renderers that loop over rows themselves.
    */
   sources(): Array<{ readonly column: Column; readonly index: Int32Array | null }> {
-    return this.entries.map((e) => (!e.index || e.gathered ? { column: entryColumn(e), index: null } : { column: e.base, index: e.index }));
+    return this.entries.map((e) => this.sourceOf(e));
+  }
+
+  /**
+   * As sources(), but a column whose rows are still to read is given unread, with its file
+   * (`deferred`): a streaming renderer reads the rows of each batch from it, or calls its load().
+   */
+  streamSources(): Array<{ readonly column: Column; readonly index: Int32Array | null; readonly deferred?: DeferredColumn }> {
+    return this.entries.map((e) => (e.pending && e.index && !e.gathered ? { column: e.base, index: e.index, deferred: e.pending } : this.sourceOf(e)));
+  }
+
+  private sourceOf(e: ColumnEntry): { readonly column: Column; readonly index: Int32Array | null } {
+    return !e.index || e.gathered ? { column: entryColumn(e), index: null } : { column: baseOf(e), index: e.index };
   }
 
   /** Rows `idx` of every column (views stay views: their indexes are composed). */
@@ -111,7 +161,7 @@ export class Table {
         if (!e.index || e.gathered) return { base: gather(entryColumn(e), idx) };
         const index = new Int32Array(idx.length);
         for (let i = 0; i < idx.length; i++) index[i] = e.index[idx[i]!]!;
-        return { base: e.base, index };
+        return { base: baseOf(e), index };
       }),
     );
   }

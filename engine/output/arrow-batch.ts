@@ -7,6 +7,8 @@
  *
  * Nothing here loads apache-arrow: a helper thread only moves typed arrays.
  */
+import { readSync } from 'node:fs';
+import type { StreamFile } from '../core/table.js';
 import { RingProducer } from './ring.js';
 
 /** How a column's rows become its buffer. */
@@ -25,6 +27,11 @@ export interface BatchColumn {
   readonly index: Int32Array | null;
   /** CODE only: 1 for a code whose symbol is null. */
   readonly nullCode: Uint8Array | null;
+  /**
+   * The data's rows are in this file, not in `data` (a streamed result's column the query did not
+   * read): each batch reads the rows it needs (readRows), through `index`, which is then required.
+   */
+  readonly file?: StreamFile;
 }
 
 /** Words of the layout per column: its data's offset, its bitmap's offset (-1: no nulls), its null count. */
@@ -77,33 +84,37 @@ export function fillBatch(columns: readonly BatchColumn[], from: number, to: num
     }
     at += align8(width(c.kind) * n);
     const bits = area.subarray(at, at + bitmapBytes(n));
+    // a file's rows are read for this batch (into a scratch buffer, cache-hot) and gathered from there
+    const read = c.file ? readRows(c.file, c.index!, from, to) : null;
+    const [src, index, a, b] = read ? [read.data, read.local, 0, n] : [c.data, c.index, from, to];
     // each gather says whether its rows may hold a null (a value equal to the null; for 8-byte values
     // moved as float64, a NaN or a zero: -0 is -2^63's bits); only then is the bitmap pass made
     switch (c.kind) {
       case F64: {
         const out = new Float64Array(area.buffer, base, n);
-        if (fillFloat64s(out, c.data as Float64Array, c.index, from, to)) nullCount = nanBits(out, bits);
+        if (fillFloat64s(out, src as Float64Array, index, a, b)) nullCount = nanBits(out, bits);
         break;
       }
       case I64: {
-        const words = c.data as Int32Array;
-        const maybe =
-          words.byteOffset % 8 === 0
-            ? fillFloat64s(new Float64Array(area.buffer, base, n), new Float64Array(words.buffer, words.byteOffset, words.length >> 1), c.index, from, to)
-            : fillWords(new Int32Array(area.buffer, base, 2 * n), words, c.index, from, to);
+        const words = src as Int32Array | Float64Array;
+        const maybe = read
+          ? fillFloat64s(new Float64Array(area.buffer, base, n), read.data as Float64Array, index, a, b)
+          : words.byteOffset % 8 === 0
+            ? fillFloat64s(new Float64Array(area.buffer, base, n), new Float64Array(words.buffer, words.byteOffset, words.length >> 1), index, a, b)
+            : fillWords(new Int32Array(area.buffer, base, 2 * n), words as Int32Array, index, a, b);
         if (maybe) nullCount = wordBits(new Int32Array(area.buffer, base, 2 * n), n, bits);
         break;
       }
       case I32: {
         const out = new Int32Array(area.buffer, base, n);
-        if (fillInts(out, c.data as Int32Array, c.index, from, to, NULL_INT)) nullCount = intBits(out, bits);
+        if (fillInts(out, src as Int32Array, index, a, b, NULL_INT)) nullCount = intBits(out, bits);
         break;
       }
       case CODE: {
         // the dictionary's one null code (the empty symbol) is looked for while gathering
         const out = new Int32Array(area.buffer, base, n);
         const sole = soleNullCode(c.nullCode!);
-        if (fillInts(out, c.data as Int32Array, c.index, from, to, sole) || sole === SEVERAL) nullCount = codeBits(out, c.nullCode!, bits);
+        if (fillInts(out, src as Int32Array, index, a, b, sole) || sole === SEVERAL) nullCount = codeBits(out, c.nullCode!, bits);
         break;
       }
     }
@@ -113,6 +124,121 @@ export function fillBatch(columns: readonly BatchColumn[], from: number, to: num
     at += align8(bitmapBytes(n));
   }
   return at;
+}
+
+/*
+ * Streamed columns: a batch's rows of a file are read in blocks of BLOCK rows, the blocks its rows fall
+ * in, adjacent ones in one positioned read, into a scratch buffer of the thread that fills the batch
+ * (reused batch after batch: no fresh memory, and the bytes are in cache when gathered). Rows of a
+ * time-ordered batch come from every identifier's run, so a batch of a day of 100 instruments is
+ * about 100 reads per column. Which blocks, where each lands and where each row of the batch is then
+ * (the local index) is worked out once per batch and shared by its columns.
+ */
+
+const BLOCK_SHIFT = 6;
+const BLOCK = 1 << BLOCK_SHIFT;
+
+/** Rows a streamed gather reads beyond those it needs, at most (as a multiple of them): see streamable. */
+export const STREAM_OVERREAD = 2;
+
+/**
+ * Whether rows `index` of a file of `rows` rows are worth streaming: the blocks they fall in hold at
+ * most STREAM_OVERREAD times as many rows (a sparse selection, such as a filter keeping one row in
+ * ten, reads its column whole instead).
+ */
+export function streamable(index: Int32Array, rows: number): boolean {
+  const marks = new Uint8Array((rows >> BLOCK_SHIFT) + 1);
+  let blocks = 0;
+  for (let i = 0; i < index.length; i++) {
+    const b = index[i]! >> BLOCK_SHIFT;
+    if (marks[b] === 0) {
+      marks[b] = 1;
+      blocks++;
+    }
+  }
+  return blocks * BLOCK <= STREAM_OVERREAD * index.length + BLOCK;
+}
+
+/** This thread's read plan (for the batch it last planned) and scratch. */
+const plan = {
+  index: null as Int32Array | null,
+  from: -1,
+  to: -1,
+  /** Per block of the file: 1 while planning when a row of the batch is in it; then its slot (in blocks) in the scratch. */
+  marks: new Uint8Array(0),
+  slots: new Int32Array(0),
+  /** Reads: file rows [starts[q], ends[q]) to scratch rows from places[q]. */
+  starts: new Int32Array(0),
+  ends: new Int32Array(0),
+  places: new Int32Array(0),
+  reads: 0,
+  /** Rows held by the scratch. */
+  held: 0,
+  /** Each row of the batch: where it is in the scratch. */
+  local: new Int32Array(0),
+  scratch: new ArrayBuffer(0),
+};
+
+/** Works out which blocks of the file batch rows [from, to) of `index` fall in, and where each row lands. */
+function planReads(index: Int32Array, from: number, to: number, rows: number): void {
+  const blocks = (rows + BLOCK - 1) >> BLOCK_SHIFT;
+  if (plan.marks.length < blocks) {
+    plan.marks = new Uint8Array(blocks);
+    plan.slots = new Int32Array(blocks);
+    plan.starts = new Int32Array(blocks);
+    plan.ends = new Int32Array(blocks);
+    plan.places = new Int32Array(blocks);
+  }
+  if (plan.local.length < to - from) plan.local = new Int32Array(to - from);
+  const { marks, slots, starts, ends, places, local } = plan;
+  for (let i = from; i < to; i++) marks[index[i]! >> BLOCK_SHIFT] = 1;
+  let slot = 0;
+  let q = 0;
+  for (let b = 0; b < blocks; b++) {
+    if (marks[b] === 0) continue;
+    marks[b] = 0;
+    const start = b << BLOCK_SHIFT;
+    const end = Math.min(rows, start + BLOCK);
+    if (q > 0 && ends[q - 1] === start) ends[q - 1] = end;
+    else {
+      starts[q] = start;
+      ends[q] = end;
+      places[q] = slot << BLOCK_SHIFT;
+      q++;
+    }
+    slots[b] = slot++;
+  }
+  for (let i = from, o = 0; i < to; i++, o++) {
+    const r = index[i]!;
+    local[o] = (slots[r >> BLOCK_SHIFT]! << BLOCK_SHIFT) | (r & (BLOCK - 1));
+  }
+  plan.reads = q;
+  plan.held = slot << BLOCK_SHIFT;
+  plan.index = index;
+  plan.from = from;
+  plan.to = to;
+}
+
+/** A file's rows for batch rows [from, to) of `index`, read into this thread's scratch, and the batch's rows' places there. */
+function readRows(file: StreamFile, index: Int32Array, from: number, to: number): { data: Float64Array | Int32Array; local: Int32Array } {
+  if (plan.index !== index || plan.from !== from || plan.to !== to) planReads(index, from, to, file.rows);
+  const bytes = plan.held * file.width;
+  if (plan.scratch.byteLength < bytes) plan.scratch = new ArrayBuffer(Math.max(bytes, 2 * plan.scratch.byteLength));
+  const into = new Uint8Array(plan.scratch, 0, bytes);
+  for (let q = 0; q < plan.reads; q++) {
+    const w = file.width;
+    readFully(file.fd, into.subarray(plan.places[q]! * w, (plan.places[q]! + plan.ends[q]! - plan.starts[q]!) * w), plan.starts[q]! * w);
+  }
+  const data = file.width === 8 ? new Float64Array(plan.scratch, 0, plan.held) : new Int32Array(plan.scratch, 0, plan.held);
+  return { data, local: plan.local };
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  for (let off = 0; off < into.length; ) {
+    const n = readSync(fd, into, off, into.length - off, position + off);
+    if (n === 0) throw new Error(`a column file ends early (at byte ${position + off})`);
+    off += n;
+  }
 }
 
 const NULL_INT = -2147483648;

@@ -32,7 +32,7 @@ import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
 import { dictBytes } from '../output/dict-bytes.js';
-import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, wordBits, WRITER } from '../output/arrow-batch.js';
+import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, streamable, wordBits, WRITER } from '../output/arrow-batch.js';
 import type { RenderHelpers } from '../output/parallel-text.js';
 import { newRing } from '../output/ring.js';
 
@@ -305,23 +305,29 @@ interface BatchPlan {
 function batchPlan(t: Table, opts: ArrowOptions): BatchPlan | null {
   if (!opts.exact) return null;
   const plan: BatchPlan = { columns: [], types: [], dictionaries: [] };
-  for (const { column: c, index } of t.sources()) {
+  const dense = new Map<Int32Array, boolean>();
+  for (const { column: c, index, deferred } of t.streamSources()) {
+    // a column the query left unread is read a batch at a time where its rows are dense enough (and
+    // the column is not a symbol whose used entries are renumbered first, which needs every code)
+    const stream = deferred && index && !(c.type === 'symbol' && usedOnly(c.dict, t.length)) && (dense.get(index) ?? dense.set(index, streamable(index, deferred.file.rows)).get(index)!);
+    if (deferred && !stream) deferred.load();
+    const file = stream ? { file: deferred.file } : {};
     let col: BatchColumn;
     let type: DataType;
     let dictionary: Vector | null = null;
     switch (c.type) {
       case 'float':
-        [col, type] = [{ kind: F64, data: c.data, index, nullCode: null }, new Float64()];
+        [col, type] = [{ kind: F64, data: c.data, index, nullCode: null, ...file }, new Float64()];
         break;
       case 'timestamp':
       case 'timespan':
       case 'long':
-        col = { kind: I64, data: int32Pairs(c.data), index, nullCode: null };
+        col = { kind: I64, data: int32Pairs(c.data), index, nullCode: null, ...file };
         type = c.type === 'timestamp' ? new TimestampNanosecond(opts.zone ?? null) : c.type === 'timespan' ? new DurationNanosecond() : new Int64();
         break;
       case 'int':
       case 'date':
-        [col, type] = [{ kind: I32, data: c.data, index, nullCode: null }, c.type === 'int' ? new Int32() : new DateDay()];
+        [col, type] = [{ kind: I32, data: c.data, index, nullCode: null, ...file }, c.type === 'int' ? new Int32() : new DateDay()];
         break;
       case 'boolean':
         [col, type] = [{ kind: BOOL, data: c.data, index, nullCode: null }, new Bool()];
@@ -335,7 +341,7 @@ function batchPlan(t: Table, opts: ArrowOptions): BatchPlan | null {
           dictionary = dictionaryVector(d);
         } else {
           const d = wholeDictionary(c.dict);
-          col = { kind: CODE, data: c.codes, index, nullCode: d.empty };
+          col = { kind: CODE, data: c.codes, index, nullCode: d.empty, ...file };
           dictionary = dictionaryVector(d);
         }
         // the id is the column's place: the same result streams as the same bytes

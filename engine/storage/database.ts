@@ -15,7 +15,8 @@ import { rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Column, ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
-import type { ColumnDef, Table } from '../core/table.js';
+import type { ColumnDef, DeferredColumn, Table } from '../core/table.js';
+import { streamedFiles } from '../core/query-hooks.js';
 import type { RowSource } from '../ops/select/scan.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
@@ -64,7 +65,17 @@ export class Partition implements RowSource {
 
   /** This partition seen through row ranges: columns read only there. */
   narrow(ranges: RowRanges): RowSource {
-    return { rows: this.rows, idRanges: this.idRanges, column: (name: string) => this.columnIn(name, ranges) };
+    return { rows: this.rows, idRanges: this.idRanges, column: (name: string) => this.columnIn(name, ranges), deferred: (name: string) => this.deferredIn(name, ranges) };
+  }
+
+  /** A column whose rows are left to the streaming renderer (when the running query's result is streamed and they are not read yet). */
+  deferred(name: string): DeferredColumn | undefined {
+    return this.deferredIn(name, undefined);
+  }
+
+  private deferredIn(name: string, ranges: RowRanges | undefined): DeferredColumn | undefined {
+    const files = streamedFiles();
+    return files ? this.stored(name).deferred(ranges, files) : undefined;
   }
 
   /**

@@ -12,7 +12,8 @@ import { type Dict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
 import { readParallel, readsInParallel } from './parallel-read.js';
-import type { ColumnDef } from '../core/table.js';
+import type { ColumnDef, DeferredColumn } from '../core/table.js';
+import type { StreamedFiles } from '../core/query-hooks.js';
 
 /** A file of a partition folder is gone: a write replaced the folder (the query retries once). */
 export class FolderGoneError extends Error {
@@ -400,9 +401,43 @@ export class StoredColumn {
     return this.column!;
   }
 
+  /**
+   * The column with the rows of `ranges` (undefined: every row) left unread, its file opened through
+   * `files`, for a renderer that reads them as it writes them; undefined when they are read already
+   * (a column the query itself used) or the column is not stored at a fixed width per row (strings,
+   * lists; booleans, few bytes, are read as before).
+   */
+  deferred(ranges: RowRanges | undefined, files: StreamedFiles): DeferredColumn | undefined {
+    if (!this.layout || this.def.type === 'boolean') return undefined;
+    const want = ranges ?? [[0, this.rows] as const];
+    if (want.every(([a, b]) => b <= a || this.coverage.missing(a, b).length === 0)) return undefined;
+    const path = join(this.dir, this.layout.file);
+    const fd = files.open(path);
+    const size = fstatSync(fd).size;
+    if (size !== this.rows * this.layout.width) {
+      throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
+    }
+    return { column: this.column!, file: { fd, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
+  }
+
   private readRows(fd: number, a: number, b: number, path: string): void {
     const w = this.layout!.width;
     readAt(fd, this.target!.subarray(a * w, b * w), a * w, path);
+  }
+}
+
+/** The files a streamed query opened (StreamedFiles), closed together once its result is written. */
+export class OpenFiles implements StreamedFiles {
+  private readonly fds: number[] = [];
+
+  open(path: string): number {
+    const fd = openFile(path);
+    this.fds.push(fd);
+    return fd;
+  }
+
+  close(): void {
+    for (const fd of this.fds.splice(0)) closeSync(fd);
   }
 }
 

@@ -99,18 +99,25 @@ export function sliceArg(args: DecodedArgs): [number, number] | undefined {
 export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[], into?: ShardOutput): Table {
   if (sel.parts.length === 1) {
     const { source, rows } = sel.parts[0]!;
-    const bases = names.map((name) => source.column(name));
+    // a streamed result's columns the query has not read are read as they are written (a column of
+    // a dictionary read in blocks only with every row: its dictionary is then read whole below)
+    const deferred = names.map((name) => {
+      const d = into ? undefined : source.deferred?.(name);
+      return d && (d.column.type !== 'symbol' || !d.column.dict.prefetch || rows.length === source.rows) ? d : undefined;
+    });
+    const bases = names.map((name, j) => deferred[j]?.column ?? source.column(name));
     // the rows may live in the query's scratch arena: the view keeps its own copy, in shared memory,
     // so the threads that render the result (or hold it) read it in place instead of a copy each
     const index = new Int32Array(new SharedArrayBuffer(rows.byteLength));
     index.set(rows);
     // dictionary parts the rows use are read now, while the query holds its folders (a selection
     // never repeats a row: as many rows as the partition's are all of its codes, in stored order)
-    for (const c of bases) {
-      if (c.type !== 'symbol' || !c.dict.prefetch) continue;
-      c.dict.prefetch(index.length === c.codes.length ? c.codes : codesAt(c, index));
-    }
-    return Table.view(names, bases, index);
+    bases.forEach((c, j) => {
+      if (c.type !== 'symbol' || !c.dict.prefetch) return;
+      if (deferred[j]) c.dict.prefetch();
+      else c.dict.prefetch(index.length === c.codes.length ? c.codes : codesAt(c, index));
+    });
+    return Table.view(names, bases, index, deferred);
   }
   const n = sel.parts.reduce((s, p) => s + p.rows.length, 0);
   // one part of a split query: gathered straight into the whole query's columns, when it has the rows promised

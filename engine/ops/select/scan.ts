@@ -7,6 +7,7 @@ import { queryArena } from '../../core/arena.js';
 import { type Column, int32Pairs } from '../../core/column.js';
 import { inShard, type Shard } from '../../core/query-hooks.js';
 import type { Predicate } from '../filter/compile.js';
+import type { DeferredColumn } from '../../core/table.js';
 
 /** What a scan reads: a stored partition, or a view of one (corrected by CanCor). */
 export interface RowSource {
@@ -18,6 +19,8 @@ export interface RowSource {
   narrow?(ranges: ReadonlyArray<readonly [number, number]>): RowSource;
   /** The rows in time order (ties by identifier, then storage order), when stored. */
   timeOrder?(): Int32Array | undefined;
+  /** The column with its rows left to a streaming renderer, when the running query's result is streamed (core/table.ts). */
+  deferred?(name: string): DeferredColumn | undefined;
 }
 
 /** The rows a scan selected, and the source to read their columns from. */

@@ -46,7 +46,8 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   if (decPlaces !== undefined && (decPlaces < 0 || decPlaces > 15)) {
     throw argError('badValue', 'decPlaces', decPlaces, 'is out of range', 'an integer from 0 to 15');
   }
-  const selection = selectRows(db, { ...select, ...(canCor ? { canCor } : {}) });
+  // the selection's rows are only read (gathered, viewed): a whole span of a stored time order is not copied
+  const selection = selectRows(db, { ...select, ...(canCor ? { canCor } : {}), readOnlyRows: true });
 
   // Columns needed on the way: requested ones, plus time, identifier, join keys and level lists.
   const internal = [...new Set([...requested, ...(t.timeColumn ? [t.timeColumn] : []), ...(timeColumn ? [timeColumn] : []), t.idColumn, ...refs.map((r) => r.fk), ...levelColumns])];

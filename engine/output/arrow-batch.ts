@@ -147,6 +147,8 @@ export const STREAM_OVERREAD = 2;
  * ten, reads its column whole instead).
  */
 export function streamable(index: Int32Array, rows: number): boolean {
+  // a block holds at most BLOCK rows: this many rows are dense enough whichever they are
+  if (rows <= STREAM_OVERREAD * index.length) return true;
   const marks = new Uint8Array((rows >> BLOCK_SHIFT) + 1);
   let blocks = 0;
   for (let i = 0; i < index.length; i++) {

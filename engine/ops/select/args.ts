@@ -98,7 +98,7 @@ export function sliceArg(args: DecodedArgs): [number, number] | undefined {
  */
 export function gatherColumns(t: TableSchema, sel: Selection, names: readonly string[], into?: ShardOutput): Table {
   if (sel.parts.length === 1) {
-    const { source, rows } = sel.parts[0]!;
+    const { source, rows, stored } = sel.parts[0]!;
     // a streamed result's columns the query has not read are read as they are written (a column of
     // a dictionary read in blocks only with every row: its dictionary is then read whole below)
     const deferred = names.map((name) => {
@@ -107,9 +107,10 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
     });
     const bases = names.map((name, j) => deferred[j]?.column ?? source.column(name));
     // the rows may live in the query's scratch arena: the view keeps its own copy, in shared memory,
-    // so the threads that render the result (or hold it) read it in place instead of a copy each
-    const index = new Int32Array(new SharedArrayBuffer(rows.byteLength));
-    index.set(rows);
+    // so the threads that render the result (or hold it) read it in place instead of a copy each;
+    // rows of the stored time order (shared, never written) are kept as they are
+    const index = stored ? rows : new Int32Array(new SharedArrayBuffer(rows.byteLength));
+    if (!stored) index.set(rows);
     // dictionary parts the rows use are read now, while the query holds its folders (a selection
     // never repeats a row: as many rows as the partition's are all of its codes, in stored order)
     bases.forEach((c, j) => {

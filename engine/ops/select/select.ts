@@ -38,10 +38,13 @@ export interface SelectSpec {
   readonly order?: 'time' | 'storage';
   /** Where row arrays come from (a query's scratch arena), default new arrays. */
   readonly alloc?: (n: number) => Int32Array;
+  /** The caller only reads the rows (they may be a view of a partition's stored time order: the part's `stored`). */
+  readonly readOnlyRows?: boolean;
 }
 
 export interface Selection {
-  readonly parts: ReadonlyArray<{ readonly source: RowSource; readonly rows: Int32Array }>;
+  /** Each partition's rows; `stored`: a view of its stored time order, never to be written. */
+  readonly parts: ReadonlyArray<{ readonly source: RowSource; readonly rows: Int32Array; readonly stored?: boolean }>;
   /** False when rows still need sorting by timeColumn (timeCol path). */
   readonly ordered: boolean;
   /** The instant ranges read (the window, or one per slice). */
@@ -136,7 +139,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     onPartitionColumn ? undefined : inRanges(spec.timeColumn, ranges),
     spec.predicate,
   ]);
-  const parts: Array<{ source: RowSource; rows: Int32Array }> = [];
+  const parts: Array<{ source: RowSource; rows: Int32Array; stored?: boolean }> = [];
   const read = keys.filter((key) => key >= lo && key <= hi);
   const limit = maxResultRows();
   let selected = 0;
@@ -145,7 +148,7 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
     checkpoint();
     const stored = db.partition(t.name, key)!;
     const source: RowSource = spec.canCor ? new CorrectedSource(stored, spec.canCor) : stored;
-    const { rows, source: narrowed } = scanPartition(source, {
+    const { rows, source: narrowed, stored: view } = scanPartition(source, {
       timeColumn: t.timeColumn,
       ranges: onPartitionColumn ? ranges : [ALL],
       ...(spec.ids ? { ids: spec.ids } : {}),
@@ -153,8 +156,9 @@ export function selectRows(db: Database, spec: SelectSpec): Selection {
       ...(predicate ? { predicate } : {}),
       ...(spec.order ? { order: spec.order } : {}),
       ...(spec.alloc ? { alloc: spec.alloc } : {}),
+      ...(spec.readOnlyRows ? { readOnly: true } : {}),
     });
-    if (rows.length > 0) parts.push({ source: narrowed, rows });
+    if (rows.length > 0) parts.push({ source: narrowed, rows, ...(view ? { stored: true } : {}) });
     selected += rows.length;
     if (selected > limit) {
       throw new TickscopeError('resultTooLarge', `${t.name}: the query selects more than maxResultRows (${limit.toLocaleString('en-US')}) rows; ${selected.toLocaleString('en-US')} so far after ${done + 1} of ${read.length} partitions. Narrow the window, idList or filter, or raise maxResultRows`);

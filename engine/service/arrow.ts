@@ -27,6 +27,7 @@ import {
   type DataType,
   type Vector,
 } from 'apache-arrow';
+import { readSync } from 'node:fs';
 import { type Column, floats, gather, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
@@ -126,14 +127,31 @@ function usedDictionary(codes: Int32Array, dict: Dict): ArrowDictionary & { code
   return { codes: outCodes, ...dictionaryOf(dict, Int32Array.from(used)) };
 }
 
-/** Every entry: a stored dictionary's own buffers as they are. */
+/**
+ * Bytes an Arrow stream writes from a file rather than memory: a buffer of this length (never
+ * written: its pages cost nothing) stands for them, and SinkWriter copies the file's bytes out when
+ * it meets it. A streamed result's dictionary of every entry (FileDict.streamedWhole).
+ */
+const fileBacked = new WeakMap<ArrayBufferLike, number>();
+
+/** Every entry: a stored dictionary's own buffers as they are (its bytes left in their file, for a streamed result). */
 function wholeDictionary(dict: Dict): ArrowDictionary {
+  const streamed = dict instanceof FileDict ? dict.streamedWhole() : undefined;
+  if (streamed) {
+    const data = new Uint8Array(streamed.bytes);
+    fileBacked.set(data.buffer, streamed.fd);
+    return { offsets: streamed.offsets, data, empty: emptyEntries(streamed.offsets, dict.length) };
+  }
   const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
   if (!whole) return dictionaryOf(dict, Int32Array.from({ length: dict.length }, (_, k) => k));
-  // shared: render helpers read it in place (a full day of execution IDs is 2M entries)
-  const empty = new Uint8Array(new SharedArrayBuffer(dict.length));
-  for (let k = 0; k < dict.length; k++) if (whole.offsets[k + 1] === whole.offsets[k]) empty[k] = 1;
-  return { offsets: whole.offsets, data: whole.data, empty };
+  return { offsets: whole.offsets, data: whole.data, empty: emptyEntries(whole.offsets, dict.length) };
+}
+
+/** 1 for each entry of no bytes (the null symbol), shared: render helpers read it in place (a full day of execution IDs is 2M entries). */
+function emptyEntries(offsets: Int32Array, length: number): Uint8Array {
+  const empty = new Uint8Array(new SharedArrayBuffer(length));
+  for (let k = 0; k < length; k++) if (offsets[k + 1] === offsets[k]) empty[k] = 1;
+  return empty;
 }
 
 /** Entries `entries` of a dictionary, copied into new buffers. */
@@ -243,10 +261,23 @@ class SinkWriter extends RecordBatchStreamWriter {
     if (!this._started) return this;
     if (!ArrayBuffer.isView(chunk)) throw new Error(`Arrow writer: unexpected ${typeof chunk} piece`);
     if (chunk.byteLength > 0) {
-      this.sinkWrite(chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const fd = fileBacked.get(chunk.buffer);
+      if (fd !== undefined) this.copyFile(fd, chunk.byteOffset, chunk.byteLength);
+      else this.sinkWrite(chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       this._position += chunk.byteLength;
     }
     return this;
+  }
+
+  /** Bytes [from, from + length) of a file, written a piece at a time through one buffer. */
+  private copyFile(fd: number, from: number, length: number): void {
+    const piece = new Uint8Array(Math.min(length, 1 << 20));
+    for (let done = 0; done < length; ) {
+      const n = readSync(fd, piece, 0, Math.min(piece.length, length - done), from + done);
+      if (n === 0) throw new Error(`Arrow writer: a dictionary file ends early (at byte ${from + done})`);
+      this.sinkWrite(piece.subarray(0, n));
+      done += n;
+    }
   }
 }
 

@@ -105,6 +105,7 @@ export class FileDict implements Dict {
   private readonly decodedStrings = new Map<number, string>();
   private held = 0;
   private wholeFiles: { offsets: Int32Array; data: Uint8Array } | undefined;
+  private streamed: { offsets: Int32Array; fd: number; bytes: number } | undefined;
 
   constructor(
     private readonly offsetsPath: string,
@@ -198,6 +199,24 @@ export class FileDict implements Dict {
     into.data = b.text;
     into.start = b.offsets[k]! - b.offsets[0]!;
     into.end = b.offsets[k + 1]! - b.offsets[0]!;
+  }
+
+  /**
+   * Every entry's offsets read now, and the file of their bytes opened through `files`, for a
+   * streamed result that writes the whole dictionary (its writer copies the bytes out of the file:
+   * streamedWhole). The dictionary still reads blocks as before for anything else.
+   */
+  prefetchStreamed(files: StreamedFiles): void {
+    if (this.wholeFiles || this.streamed) return;
+    const bytes = readShared(this.offsetsPath);
+    const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
+    this.held += offsets.byteLength;
+    this.streamed = { offsets, fd: files.open(this.dataPath), bytes: offsets[this.length]! };
+  }
+
+  /** The whole dictionary as prefetchStreamed left it (undefined unless so, or once its files were read whole). */
+  streamedWhole(): { readonly offsets: Int32Array; readonly fd: number; readonly bytes: number } | undefined {
+    return this.wholeFiles ? undefined : this.streamed;
   }
 
   prefetch(codes?: Int32Array): void {

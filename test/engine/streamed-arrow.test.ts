@@ -16,7 +16,7 @@ import { Engine } from '../../engine/engine.js';
 import { streamable } from '../../engine/output/arrow-batch.js';
 import { RenderHelpers } from '../../engine/output/parallel-text.js';
 import { writeArrowStream } from '../../engine/service/arrow.js';
-import { OpenFiles } from '../../engine/storage/stored-column.js';
+import { FileDict, OpenFiles } from '../../engine/storage/stored-column.js';
 import { tempDir } from '../helpers/db.js';
 
 // needs the built helper script (dist/bin/render-worker.cjs): npm run build
@@ -53,8 +53,15 @@ describe('a streamed Arrow result', () => {
       // of the result read whole
       expect(deferredCount(streamed)).toBe(streamed.names.length);
       expect(deferredCount(whole)).toBe(0);
+      // the execution IDs' dictionary (one entry a row, read in blocks): its offsets read, its bytes left in their file
+      const ids = streamed.streamSources()[streamed.names.indexOf('executionID')]!.column as Extract<Column, { type: 'symbol' }>;
+      expect(ids.dict).toBeInstanceOf(FileDict);
+      const held = (ids.dict as FileDict).streamedWhole()!;
+      expect(held.offsets.length).toBe(ids.dict.length + 1);
+      expect(ids.dict.bytes).toBe(held.offsets.byteLength);
       const expected = arrow(whole);
       expect(arrow(streamed).equals(expected)).toBe(true);
+      expect(ids.dict.bytes).toBe(held.offsets.byteLength);
       const helpers = RenderHelpers.start(2);
       await helpers.ready();
       expect(arrow(streamed, helpers).equals(expected)).toBe(true);

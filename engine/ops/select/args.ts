@@ -15,7 +15,7 @@ import { parseFilterText } from '../filter/parse-text.js';
 import { allOf, type FilterNode } from '../filter/tree.js';
 import type { Selection } from './select.js';
 import { checkSlice } from './slice.js';
-import type { ShardOutput } from '../../core/query-hooks.js';
+import { type ShardOutput, streamedFiles } from '../../core/query-hooks.js';
 import { placeOf } from '../../parallel/shared-output.js';
 
 export const columnNames = (t: TableSchema): string => t.columns.map((c) => c.name).join(', ');
@@ -115,7 +115,10 @@ export function gatherColumns(t: TableSchema, sel: Selection, names: readonly st
     // never repeats a row: as many rows as the partition's are all of its codes, in stored order)
     bases.forEach((c, j) => {
       if (c.type !== 'symbol' || !c.dict.prefetch) return;
-      if (deferred[j]) c.dict.prefetch();
+      // a streamed column of every row: the writer copies the entries' bytes out of their file
+      const files = deferred[j] && c.dict.prefetchStreamed ? streamedFiles() : undefined;
+      if (files) c.dict.prefetchStreamed!(files);
+      else if (deferred[j]) c.dict.prefetch();
       else c.dict.prefetch(index.length === c.codes.length ? c.codes : codesAt(c, index));
     });
     return Table.view(names, bases, index, deferred);

@@ -77,7 +77,7 @@ const wordsValidity = (w: Int32Array, n: number): Validity => validityOf(n, (bit
 
 /** Validity of int32 data (ints, dates, or symbol codes against a per-code null mark). */
 const intValidity = (d: Int32Array, n: number, nullCode?: Uint8Array): Validity =>
-  validityOf(n, (bits) => (nullCode ? codeBits(d.subarray(0, n), nullCode, bits) : intBits(d.subarray(0, n), bits)));
+  nullCode?.length === 0 ? ALL_VALID : validityOf(n, (bits) => (nullCode ? codeBits(d.subarray(0, n), nullCode, bits) : intBits(d.subarray(0, n), bits)));
 
 function utf8Data(values: readonly string[], nulls: boolean): Data<Utf8> {
   const enc = new TextEncoder();
@@ -147,10 +147,16 @@ function wholeDictionary(dict: Dict): ArrowDictionary {
   return { offsets: whole.offsets, data: whole.data, empty: emptyEntries(whole.offsets, dict.length) };
 }
 
-/** 1 for each entry of no bytes (the null symbol), shared: render helpers read it in place (a full day of execution IDs is 2M entries). */
+/**
+ * 1 for each entry of no bytes (the null symbol), shared: render helpers read it in place (a full
+ * day of execution IDs is 2M entries). Without such an entry, no entry at all (no code is null: a
+ * 2 MB map of zeros each thread would search).
+ */
 function emptyEntries(offsets: Int32Array, length: number): Uint8Array {
-  const empty = new Uint8Array(new SharedArrayBuffer(length));
-  for (let k = 0; k < length; k++) if (offsets[k + 1] === offsets[k]) empty[k] = 1;
+  let any = false;
+  for (let k = 0; k < length && !any; k++) any = offsets[k + 1] === offsets[k];
+  const empty = new Uint8Array(new SharedArrayBuffer(any ? length : 0));
+  if (any) for (let k = 0; k < length; k++) if (offsets[k + 1] === offsets[k]) empty[k] = 1;
   return empty;
 }
 

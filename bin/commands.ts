@@ -212,6 +212,10 @@ export const COMMANDS: readonly Command[] = [
         } catch (e) {
           throw new TickscopeError('badRequest', `body: not JSON (${(e as Error).message}); expected an object such as {"table":"Trade"}`);
         }
+        // an Arrow stream's helpers load while the query runs: its query reads little (the stream
+        // reads the columns), so helpers started at its first large read were still loading when
+        // the first record batches were handed out
+        if (format === 'arrow') early.start();
         const engine = Engine.open(dirs);
         useReadHelpers(early.reads());
         let result: ReturnType<Engine['call']>;

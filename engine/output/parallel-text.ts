@@ -145,6 +145,12 @@ export class QueryThenRender {
     return n > 1 ? (job) => (this.helpers ??= RenderHelpers.start(n - 1)).read(job) : undefined;
   }
 
+  /** Starts the helpers now (they load while the query runs), on more than one core. */
+  start(): void {
+    const n = Math.min(this.threads, availableParallelism(), 4);
+    if (n > 1) this.helpers ??= RenderHelpers.start(n - 1);
+  }
+
   /** The helpers to render a result of `rows` rows (those started for the reads, if any), or null. */
   forRows(rows: number): RenderHelpers | null {
     const started = this.helpers;

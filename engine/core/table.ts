@@ -11,9 +11,10 @@ export interface ColumnDef {
   readonly type: ColumnType;
 }
 
-/** A column's file, open, as a streaming renderer reads rows of it: its bytes per row and its row count. */
+/** A column's file, open (and its path, for errors), as a streaming renderer reads rows of it: its bytes per row and its row count. */
 export interface StreamFile {
   readonly fd: number;
+  readonly path: string;
   readonly width: number;
   readonly rows: number;
 }

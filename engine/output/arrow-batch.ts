@@ -7,8 +7,8 @@
  *
  * Nothing here loads apache-arrow: a helper thread only moves typed arrays.
  */
-import { readSync } from 'node:fs';
 import type { StreamFile } from '../core/table.js';
+import { readExactly } from '../storage/parallel-read.js';
 import { RingProducer } from './ring.js';
 
 /** How a column's rows become its buffer. */
@@ -229,18 +229,10 @@ function readRows(file: StreamFile, index: Int32Array, from: number, to: number)
   const into = new Uint8Array(plan.scratch, 0, bytes);
   for (let q = 0; q < plan.reads; q++) {
     const w = file.width;
-    readFully(file.fd, into.subarray(plan.places[q]! * w, (plan.places[q]! + plan.ends[q]! - plan.starts[q]!) * w), plan.starts[q]! * w);
+    readExactly(file.fd, into.subarray(plan.places[q]! * w, (plan.places[q]! + plan.ends[q]! - plan.starts[q]!) * w), plan.starts[q]! * w, file.path);
   }
   const data = file.width === 8 ? new Float64Array(plan.scratch, 0, plan.held) : new Int32Array(plan.scratch, 0, plan.held);
   return { data, local: plan.local };
-}
-
-function readFully(fd: number, into: Uint8Array, position: number): void {
-  for (let off = 0; off < into.length; ) {
-    const n = readSync(fd, into, off, into.length - off, position + off);
-    if (n === 0) throw new Error(`a column file ends early (at byte ${position + off})`);
-    off += n;
-  }
 }
 
 const NULL_INT = -2147483648;

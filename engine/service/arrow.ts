@@ -27,7 +27,6 @@ import {
   type DataType,
   type Vector,
 } from 'apache-arrow';
-import { readSync } from 'node:fs';
 import { type Column, floats, gather, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
@@ -36,6 +35,7 @@ import { dictBytes } from '../output/dict-bytes.js';
 import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, streamable, wordBits, WRITER } from '../output/arrow-batch.js';
 import type { RenderHelpers } from '../output/parallel-text.js';
 import { newRing } from '../output/ring.js';
+import { readExactly } from '../storage/parallel-read.js';
 
 type Validity = { nullBitmap: Uint8Array; nullCount: number };
 
@@ -132,14 +132,14 @@ function usedDictionary(codes: Int32Array, dict: Dict): ArrowDictionary & { code
  * written: its pages cost nothing) stands for them, and SinkWriter copies the file's bytes out when
  * it meets it. A streamed result's dictionary of every entry (FileDict.streamedWhole).
  */
-const fileBacked = new WeakMap<ArrayBufferLike, number>();
+const fileBacked = new WeakMap<ArrayBufferLike, { readonly fd: number; readonly path: string }>();
 
 /** Every entry: a stored dictionary's own buffers as they are (its bytes left in their file, for a streamed result). */
 function wholeDictionary(dict: Dict): ArrowDictionary {
   const streamed = dict instanceof FileDict ? dict.streamedWhole() : undefined;
   if (streamed) {
     const data = new Uint8Array(streamed.bytes);
-    fileBacked.set(data.buffer, streamed.fd);
+    fileBacked.set(data.buffer, streamed);
     return { offsets: streamed.offsets, data, empty: emptyEntries(streamed.offsets, dict.length) };
   }
   const whole = dict instanceof FileDict ? dict.whole() : dict instanceof Utf8Dict && dict.offsets[0] === 0 ? dict : null;
@@ -267,8 +267,8 @@ class SinkWriter extends RecordBatchStreamWriter {
     if (!this._started) return this;
     if (!ArrayBuffer.isView(chunk)) throw new Error(`Arrow writer: unexpected ${typeof chunk} piece`);
     if (chunk.byteLength > 0) {
-      const fd = fileBacked.get(chunk.buffer);
-      if (fd !== undefined) this.copyFile(fd, chunk.byteOffset, chunk.byteLength);
+      const file = fileBacked.get(chunk.buffer);
+      if (file) this.copyFile(file, chunk.byteOffset, chunk.byteLength);
       else this.sinkWrite(chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       this._position += chunk.byteLength;
     }
@@ -276,11 +276,11 @@ class SinkWriter extends RecordBatchStreamWriter {
   }
 
   /** Bytes [from, from + length) of a file, written a piece at a time through one buffer. */
-  private copyFile(fd: number, from: number, length: number): void {
+  private copyFile(file: { readonly fd: number; readonly path: string }, from: number, length: number): void {
     const piece = new Uint8Array(Math.min(length, 1 << 20));
     for (let done = 0; done < length; ) {
-      const n = readSync(fd, piece, 0, Math.min(piece.length, length - done), from + done);
-      if (n === 0) throw new Error(`Arrow writer: a dictionary file ends early (at byte ${from + done})`);
+      const n = Math.min(piece.length, length - done);
+      readExactly(file.fd, piece.subarray(0, n), from + done, file.path);
       this.sinkWrite(piece.subarray(0, n));
       done += n;
     }

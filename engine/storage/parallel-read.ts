@@ -10,6 +10,7 @@
  * writes the same bytes of the same immutable file, so a late helper cannot spoil it.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { TickscopeError } from '../core/errors.js';
 
 /** Bytes per chunk: ~1 ms of copying, large beside an atomic add. */
 const CHUNK = 1 << 20;
@@ -53,6 +54,15 @@ export function useReadHelpers(h: ReadHelpers | undefined): void {
 /** Whether a read of `into` goes through readParallel. */
 export function readsInParallel(into: Uint8Array): boolean {
   return helpers !== undefined && into.length >= PARALLEL_MIN && into.buffer instanceof SharedArrayBuffer;
+}
+
+/** Reads `into.length` bytes at `position` of an open file (`path`, for the error when it ends early) into `into`, on this thread. */
+export function readExactly(fd: number, into: Uint8Array, position: number, path: string): void {
+  for (let off = 0; off < into.length; ) {
+    const n = readSync(fd, into, off, into.length - off, position + off);
+    if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early`);
+    off += n;
+  }
 }
 
 /** Reads chunk k of a job's range through `fd` into `into`; false at the file's end. */

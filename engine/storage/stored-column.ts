@@ -5,13 +5,13 @@
  * a few kilobytes instead of whole-day files. Symbol dictionaries are UTF-8 plus offsets, read whole
  * into shared buffers and decoded lazily (core/dict.ts). Strings and lists are read whole.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
-import { readParallel, readsInParallel } from './parallel-read.js';
+import { readExactly, readParallel, readsInParallel } from './parallel-read.js';
 import type { ColumnDef, DeferredColumn } from '../core/table.js';
 import type { StreamedFiles } from '../core/query-hooks.js';
 
@@ -41,18 +41,10 @@ function openFile(path: string): number {
 
 /** Reads `into.length` bytes at `position` of a file into `into` (fully; a large read with helper threads, if any). */
 function readAt(fd: number, into: Uint8Array, position: number, path: string): void {
-  if (readsInParallel(into)) readParallel(fd, into, position, path, () => readAtHere(fd, into, position, path));
-  else readAtHere(fd, into, position, path);
+  if (readsInParallel(into)) readParallel(fd, into, position, path, () => readExactly(fd, into, position, path));
+  else readExactly(fd, into, position, path);
 }
 
-function readAtHere(fd: number, into: Uint8Array, position: number, path: string): void {
-  let off = 0;
-  while (off < into.length) {
-    const n = readSync(fd, into, off, into.length - off, position + off);
-    if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early`);
-    off += n;
-  }
-}
 
 /** A whole file through the process's shared store (read once for every worker), else readShared. */
 export function readFileShared(path: string): Uint8Array {
@@ -105,7 +97,7 @@ export class FileDict implements Dict {
   private readonly decodedStrings = new Map<number, string>();
   private held = 0;
   private wholeFiles: { offsets: Int32Array; data: Uint8Array } | undefined;
-  private streamed: { offsets: Int32Array; fd: number; bytes: number } | undefined;
+  private streamed: { offsets: Int32Array; fd: number; path: string; bytes: number } | undefined;
 
   constructor(
     private readonly offsetsPath: string,
@@ -211,11 +203,11 @@ export class FileDict implements Dict {
     const bytes = readShared(this.offsetsPath);
     const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
     this.held += offsets.byteLength;
-    this.streamed = { offsets, fd: files.open(this.dataPath), bytes: offsets[this.length]! };
+    this.streamed = { offsets, fd: files.open(this.dataPath), path: this.dataPath, bytes: offsets[this.length]! };
   }
 
   /** The whole dictionary as prefetchStreamed left it (undefined unless so, or once its files were read whole). */
-  streamedWhole(): { readonly offsets: Int32Array; readonly fd: number; readonly bytes: number } | undefined {
+  streamedWhole(): { readonly offsets: Int32Array; readonly fd: number; readonly path: string; readonly bytes: number } | undefined {
     return this.wholeFiles ? undefined : this.streamed;
   }
 
@@ -436,7 +428,7 @@ export class StoredColumn {
     if (size !== this.rows * this.layout.width) {
       throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
     }
-    return { column: this.column!, file: { fd, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
+    return { column: this.column!, file: { fd, path, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
   }
 
   private readRows(fd: number, a: number, b: number, path: string): void {

@@ -84,11 +84,17 @@ function runRanges(p: RowSource, ids: readonly string[] | undefined, within: Sha
 
 /** First position i in [a, b) of `order` whose row's time is >= the target (rows of `order` time-sorted). */
 export function lowerBoundIn(order: Int32Array, pairs: Int32Array, a: number, b: number, th: number, tl: number): number {
+  return lowerBoundProbed(order, () => pairs, a, b, th, tl);
+}
+
+/** lowerBoundIn, with the time words read as the search probes them (`timeAt(r)`: words holding row r). */
+function lowerBoundProbed(order: Int32Array, timeAt: (r: number) => Int32Array, a: number, b: number, th: number, tl: number): number {
   let lo = a;
   let hi = b;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const r = order[mid]!;
+    const pairs = timeAt(r);
     const h = pairs[2 * r + 1]!;
     if (h < th || (h === th && pairs[2 * r]! >>> 0 < tl)) lo = mid + 1;
     else hi = mid;
@@ -197,21 +203,6 @@ function probedTime(p: RowSource, column: string): (r: number) => Int32Array {
     return () => all;
   }
   return (r) => words(p.narrow!([[r, r + 1]]).column(column));
-}
-
-/** lowerBoundIn, with the time words read as the search probes them. */
-function lowerBoundProbed(order: Int32Array, timeAt: (r: number) => Int32Array, a: number, b: number, th: number, tl: number): number {
-  let lo = a;
-  let hi = b;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const r = order[mid]!;
-    const pairs = timeAt(r);
-    const h = pairs[2 * r + 1]!;
-    if (h < th || (h === th && pairs[2 * r]! >>> 0 < tl)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A selection this much smaller than its partition reads only the row spans it lies in. */

@@ -31,12 +31,13 @@ const dbOption = { db: { type: 'string', multiple: true } } as const satisfies O
 const settingsOptions = { config: { type: 'string' }, workers: { type: 'string' } } as const satisfies Options;
 
 /** The process settings: --config FILE (else tickscope.json in the user data folder), TICKSCOPE_* variables, flags. */
-async function processSettings(values: Record<string, unknown>, userData = false): Promise<import('../engine/executor/settings.js').ProcessSettings> {
-  const { loadSettings } = await import('../engine/executor/settings.js');
+async function processSettings(values: Record<string, unknown>, userData = false, gateway = false): Promise<import('../engine/executor/settings.js').ProcessSettings> {
+  const { loadSettings, GATEWAY_DEFAULTS } = await import('../engine/executor/settings.js');
   const { userDataDir } = await import('../engine/service/user-data.js');
   return loadSettings({
     configFile: values['config'] as string | undefined,
     ...(userData ? { userDataDir: userDataDir() } : {}),
+    ...(gateway ? { defaults: GATEWAY_DEFAULTS } : {}),
     flags: { ...(values['workers'] !== undefined ? { workers: values['workers'] as string } : {}) },
   });
 }
@@ -352,7 +353,7 @@ export const COMMANDS: readonly Command[] = [
       const ttl = intOption(values, 'token-ttl', 1) ?? 300;
       const realm = (values['realm'] as string | undefined) ?? 'tickscope';
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(realm)) throw new TickscopeError('badRequest', `--realm: ${JSON.stringify(realm)} is not valid; expected letters, digits, '.', '_' or '-'`);
-      const service = await QueryService.start(dirs, await processSettings(values), 'browser');
+      const service = await QueryService.start(dirs, await processSettings(values, false, true), 'browser');
       const external = jwks ? new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') : undefined;
       const log = (line: string): void => console.log(line);
       const gw = await startGateway(service, {

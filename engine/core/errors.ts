@@ -47,6 +47,11 @@ export const ErrorKinds = {
   tooLarge: app(54, 'request body too large', 413),
   unsupportedMediaType: app(55, 'unsupported content type', 415),
   rateLimited: app(56, 'too many requests', 429),
+  inputLimit: app(57, 'input past a limit'),
+  diskFull: app(60, 'disk full', 507),
+  readOnlyStorage: app(61, 'storage is read-only', 503),
+  accessDenied: app(62, 'permission denied', 503),
+  tooManyOpenFiles: app(63, 'too many open files', 503),
   internal: { ac: 99, rc: 10, http: 500, title: 'internal error' },
 } as const satisfies Record<string, ErrorKind>;
 
@@ -101,9 +106,44 @@ export function argError(
   return new TickscopeError(kind, `${arg}: ${showValue(value)} ${problem}; expected ${expected}`);
 }
 
+/** A value from outside quoted for an error message: at most ~200 characters, whatever its size. */
+export function quoteText(text: string, max = 200): string {
+  const q = JSON.stringify(text.length > max ? text.slice(0, max) : text);
+  return text.length > max ? `${q.slice(0, -1)}..." (${text.length} characters)` : q;
+}
+
+/**
+ * The environment's failures (SPEC 7): a full disk, a read-only or forbidden folder, too many open
+ * files are application errors of their own naming the path and the fix, never internal errors.
+ */
+const ENVIRONMENT: Readonly<Record<string, { kind: ErrorKindName; fix: string }>> = {
+  ENOSPC: { kind: 'diskFull', fix: 'the disk is full; free space on it (or move the database) and retry' },
+  EDQUOT: { kind: 'diskFull', fix: 'the disk quota is used up; free space or raise the quota and retry' },
+  EROFS: { kind: 'readOnlyStorage', fix: 'the file system is read-only; mount it read-write or use a writable folder' },
+  EPERM: { kind: 'accessDenied', fix: 'the operation is not permitted (an immutable or foreign-owned file?); check its attributes and owner' },
+  EACCES: { kind: 'accessDenied', fix: 'permission denied; give this process read and write access to it' },
+  EMFILE: { kind: 'tooManyOpenFiles', fix: 'this process has too many files open; raise its limit (ulimit -n) or run fewer queries at once' },
+  ENFILE: { kind: 'tooManyOpenFiles', fix: 'the system has too many files open; raise its limit or close other programs' },
+};
+
+/**
+ * The application error of an environment failure (ENOSPC, EROFS, EPERM, EACCES, EMFILE, ...) naming
+ * the path and what was being done, or null when `err` is not one.
+ */
+export function environmentError(err: unknown, doing?: string): TickscopeError | null {
+  if (err instanceof TickscopeError || typeof err !== 'object' || err === null) return null;
+  const e = err as NodeJS.ErrnoException;
+  const env = e.code ? ENVIRONMENT[e.code] : undefined;
+  if (!env) return null;
+  const path = e.path ?? (e as { dest?: string }).dest;
+  return new TickscopeError(env.kind, `${doing ? `${doing}: ` : ''}${path ? `${path}: ` : ''}${e.code}: ${env.fix}`);
+}
+
 /** Wraps anything thrown into a TickscopeError, keeping application errors as they are. */
 export function asTickscopeError(err: unknown): TickscopeError {
   if (err instanceof TickscopeError) return err;
+  const env = environmentError(err);
+  if (env) return env;
   const message = err instanceof Error ? err.message : String(err);
   return new TickscopeError('internal', `internal error: ${message}`);
 }

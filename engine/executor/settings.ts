@@ -29,6 +29,26 @@ export interface ProcessSettings {
   readonly gatewayPort: number;
   /** ... and as a kdb+ IPC gateway on this loopback port (0: off). */
   readonly gatewayIpcPort: number;
+  /** Largest request body of the REST gateway and the app's API, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects in one request (JSON body, q IPC message, app call). */
+  readonly maxJsonDepth: number;
+  /** Most values (scalars, arrays, objects) in one request. */
+  readonly maxJsonElements: number;
+  /** Largest q IPC message, compressed or not, in bytes. */
+  readonly maxQMessageBytes: number;
+  /** ms a q client has to complete its handshake. */
+  readonly qHandshakeTimeoutMs: number;
+  /** ms a q connection may stay idle before it is closed (0: never). */
+  readonly qIdleTimeoutMs: number;
+  /** ms a client may read nothing of its answer before it is cut and its worker freed (0: never). */
+  readonly writeStallMs: number;
+  /** REST requests of one client id running or waiting at once. */
+  readonly maxInFlightPerClient: number;
+  /** q IPC sockets one client id may hold open at once. */
+  readonly maxQSocketsPerClient: number;
+  /** Requests one client id may make a minute (0: no limit). */
+  readonly maxRequestsPerClientPerMinute: number;
 }
 
 interface SettingDef {
@@ -49,7 +69,20 @@ export const SETTINGS: Readonly<Record<keyof ProcessSettings, SettingDef>> = {
   gatewayPort: { doc: 'the app also serves its engine as a REST gateway (OAuth2 tokens) on this loopback port; 0: off', min: 0, fallback: () => 0 },
   gatewayIpcPort: { doc: 'the app also serves its engine over kdb+ IPC on this loopback port; 0: off', min: 0, fallback: () => 0 },
   splitMinRows: { doc: 'rows (estimated from the partitions the window touches) from which a getTicks or getStats splits across idle workers by identifier ranges', min: 1, fallback: () => 100_000 },
+  maxBodyBytes: { doc: 'largest request body of the REST gateway and the app\u2019s API in bytes; past it HTTP 413 (ac 54)', min: 1024, fallback: () => 8 * 1024 * 1024 },
+  maxJsonDepth: { doc: 'deepest nesting of arrays and objects in one request (REST body, q IPC message, app call); past it ac 57', min: 8, fallback: () => 64 },
+  maxJsonElements: { doc: 'most values in one request (every scalar, array and object counts one); past it ac 57', min: 16, fallback: () => 1_000_000 },
+  maxQMessageBytes: { doc: 'largest q IPC message in bytes, compressed or not (its claimed and its unpacked size); past it the connection is closed', min: 1024, fallback: () => 64 * 1024 * 1024 },
+  qHandshakeTimeoutMs: { doc: 'ms a q IPC client has to complete its handshake before its connection is closed', min: 1, fallback: () => 10_000 },
+  qIdleTimeoutMs: { doc: 'ms a q IPC connection may send nothing before it is closed (0: never; q clients keep handles open for hours)', min: 0, fallback: () => 0 },
+  writeStallMs: { doc: 'ms a client may read nothing of its answer before it is cut and its worker freed (0: never)', min: 0, fallback: () => 30_000 },
+  maxInFlightPerClient: { doc: 'REST requests of one client id running or waiting at once; past it HTTP 429 (ac 56) with Retry-After', min: 1, fallback: () => 8 },
+  maxQSocketsPerClient: { doc: 'q IPC connections one client id may hold open at once; past it the handshake is refused', min: 1, fallback: () => 16 },
+  maxRequestsPerClientPerMinute: { doc: 'requests one client id may make a minute over REST and q IPC (0: no limit); past it HTTP 429 (ac 56) with Retry-After', min: 0, fallback: () => 0 },
 };
+
+/** What differs for a gateway (`tickscope gateway`): a query timeout by default (SPEC 10). */
+export const GATEWAY_DEFAULTS: Readonly<Partial<ProcessSettings>> = { queryTimeoutMs: 300_000 };
 
 const NAMES = Object.keys(SETTINGS) as Array<keyof ProcessSettings>;
 
@@ -63,6 +96,8 @@ export interface SettingsSources {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Command-line flags by setting name. */
   readonly flags?: Readonly<Partial<Record<keyof ProcessSettings, string | number>>>;
+  /** Defaults of this kind of process where they differ (GATEWAY_DEFAULTS). */
+  readonly defaults?: Readonly<Partial<ProcessSettings>>;
 }
 
 function parse(name: keyof ProcessSettings, raw: unknown, where: string): number {
@@ -103,16 +138,10 @@ export function loadSettings(src: SettingsSources = {}): ProcessSettings {
   const workers = values.workers ?? SETTINGS.workers.fallback();
   const running = values.maxRunningQueries ?? workers;
   if (running > workers) throw new TickscopeError('badSettings', `maxRunningQueries: ${running} is more than workers (${workers}); expected at most ${workers}`);
-  return {
-    workers,
-    maxRunningQueries: running,
-    maxQueuedQueries: values.maxQueuedQueries ?? SETTINGS.maxQueuedQueries.fallback(),
-    queryTimeoutMs: values.queryTimeoutMs ?? SETTINGS.queryTimeoutMs.fallback(),
-    maxResultRows: values.maxResultRows ?? SETTINGS.maxResultRows.fallback(),
-    maxResultBytes: values.maxResultBytes ?? SETTINGS.maxResultBytes.fallback(),
-    cacheBytes: values.cacheBytes ?? SETTINGS.cacheBytes.fallback(),
-    splitMinRows: values.splitMinRows ?? SETTINGS.splitMinRows.fallback(),
-    gatewayPort: values.gatewayPort ?? 0,
-    gatewayIpcPort: values.gatewayIpcPort ?? 0,
-  };
+  const out = { workers, maxRunningQueries: running } as Record<keyof ProcessSettings, number>;
+  for (const name of NAMES) {
+    if (name === 'workers' || name === 'maxRunningQueries') continue;
+    out[name] = values[name] ?? src.defaults?.[name] ?? SETTINGS[name].fallback();
+  }
+  return out as ProcessSettings;
 }

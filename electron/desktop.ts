@@ -6,6 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BackendApi, type ChartRequest, EXPORT_FORMATS } from '../engine/contract.js';
+import { checkValueBounds } from '../engine/core/bounded-input.js';
 import { TickscopeError } from '../engine/core/errors.js';
 import { Engine } from '../engine/engine.js';
 import { startEmbeddedGateway } from '../engine/gateway/embedded.js';
@@ -205,6 +206,8 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     const handler = handlers[method];
     ipcMain.handle(channel, (event, ...args) => {
       if (!fromApp(event)) throw new TickscopeError('badRequest', `${channel}: refused a call from outside the app`);
+      // bounded as a REST body is (SPEC 10) before anything walks it or hands it to a worker
+      checkValueBounds(args, { maxDepth: opts.settings.maxJsonDepth + 1, maxElements: opts.settings.maxJsonElements }, channel);
       return handler(...args);
     });
   }

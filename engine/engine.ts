@@ -2,6 +2,7 @@
  * The engine: the mounted databases (assemblies) and the dispatch of a call to its operation.
  * Every gateway (CLI `call`, REST, q IPC, the app) goes through `Engine.call`.
  */
+import { checkResultSize, resultBytes } from './core/result-limits.js';
 import { argError, TickscopeError } from './core/errors.js';
 import { generateOrderAnalytics } from './orders/generate.js';
 import { checkSummaryFunctions, getOrderAnalyticSummary } from './orders/summary.js';
@@ -75,6 +76,9 @@ export class Engine {
     }
     const db = this.assembly(args.get('scope', 'dict'));
     // on the executor, a large getTicks or getStats splits across its idle workers (parallel/split.ts)
-    return db.read(() => runSplittable(db, op.name, rawArgs, args, impl));
+    const result = db.read(() => runSplittable(db, op.name, rawArgs, args, impl));
+    // every operation's output within the limits, however its rows were made (SPEC 10)
+    checkResultSize(result.table.length, resultBytes(result.table.defs, 1), `${op.name}: the result has`);
+    return result;
   }
 }

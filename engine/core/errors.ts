@@ -62,7 +62,7 @@ export class TickscopeError extends Error {
   readonly kind: ErrorKindName;
 
   constructor(kind: ErrorKindName, message: string) {
-    super(message);
+    super(message.length > 400 ? shortenQuotes(message) : message);
     this.name = 'TickscopeError';
     this.kind = kind;
   }
@@ -78,6 +78,32 @@ export class TickscopeError extends Error {
   get http(): number {
     return ErrorKinds[this.kind].http;
   }
+}
+
+/** A quoted value longer than this in an error message is cut (SPEC 7: ~200 characters). */
+const QUOTED_MAX = 200;
+
+/**
+ * An error message with every long JSON string literal in it (a bad value quoted whole) cut to
+ * ~200 characters, and the whole capped: a 7 MB value never comes back in an answer.
+ */
+function shortenQuotes(message: string): string {
+  // one pass: a literal runs from a quote to the next unescaped quote (or the end)
+  let out = '';
+  let i = 0;
+  while (i < message.length) {
+    const open = message.indexOf('"', i);
+    if (open < 0) {
+      out += message.slice(i);
+      break;
+    }
+    let close = open + 1;
+    while (close < message.length && message[close] !== '"') close += message[close] === '\\' ? 2 : 1;
+    const literal = message.slice(open, close + 1);
+    out += message.slice(i, open) + (literal.length > QUOTED_MAX + 2 ? `${literal.slice(0, QUOTED_MAX + 1)}..." (${literal.length - 2} characters)` : literal);
+    i = close + 1;
+  }
+  return out.length > 4000 ? `${out.slice(0, 4000)}... (${out.length} characters)` : out;
 }
 
 /** Renders a user-supplied value for an error message, short enough to read. */

@@ -11,6 +11,8 @@ export interface QueryHooks {
   progress(done: number, total: number, unit?: string): void;
   /** The most rows a result may hold (maxResultRows). */
   readonly maxRows: number;
+  /** The most bytes a result's columns may hold (maxResultBytes); default none. */
+  readonly maxBytes?: number;
   /** Other workers this query may split its work across (the executor's workers), if any. */
   readonly parallel?: Parallel;
   /** This run is one part of a split query: only the identifiers of this range. */
@@ -104,7 +106,7 @@ export function reportProgress(done: number, total: number, unit?: string): void
 /** Runs `fn` (a step of a larger query) with its own progress reports silenced; cancels still apply. */
 export function quietly<T>(fn: () => T): T {
   const outer = current;
-  return withQueryHooks({ checkpoint: () => outer.checkpoint(), progress: () => undefined, maxRows: outer.maxRows, ...(outer.shard ? { shard: outer.shard } : {}) }, fn);
+  return withQueryHooks({ checkpoint: () => outer.checkpoint(), progress: () => undefined, maxRows: outer.maxRows, ...(outer.maxBytes !== undefined ? { maxBytes: outer.maxBytes } : {}), ...(outer.shard ? { shard: outer.shard } : {}) }, fn);
 }
 
 /** The workers the running query may split across, when it runs on the executor and is not itself a part. */
@@ -135,6 +137,11 @@ export function withStreamedFiles<T>(files: StreamedFiles, fn: () => T): T {
 /** The row limit of the running query's result. */
 export function maxResultRows(): number {
   return current.maxRows;
+}
+
+/** The byte limit of the running query's result (Infinity outside the executor). */
+export function maxResultBytes(): number {
+  return current.maxBytes ?? Infinity;
 }
 
 /** Runs `fn` as one part of a split query: only the identifiers of `shard`, with the same cancel and progress. */

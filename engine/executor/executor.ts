@@ -9,7 +9,8 @@
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { ChartRequest, ExportFormat, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
-import { type ErrorKindName, TickscopeError } from '../core/errors.js';
+import { checkValueBounds } from '../core/bounded-input.js';
+import { asTickscopeError, type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
@@ -281,7 +282,7 @@ export class Executor {
         const part = slot.part;
         if (part && part.call === call && part.parent.running && !part.parent.stopped) {
           part.parent.partProgress[part.index] = { done: m.done, total: m.total };
-          part.parent.onProgress?.(this.progressOf(part.parent));
+          report(part.parent.onProgress, this.progressOf(part.parent));
           return undefined;
         }
         const q = slot.query;
@@ -289,9 +290,13 @@ export class Executor {
           q.done = m.done;
           q.total = m.total;
           q.unit = m.unit;
-          q.onProgress?.(this.progressOf(q));
+          report(q.onProgress, this.progressOf(q));
         }
-        call.onProgress?.(m.done, m.total, m.unit);
+        try {
+          call.onProgress?.(m.done, m.total, m.unit);
+        } catch {
+          // a progress listener's failure is the listener's; the call goes on
+        }
         return undefined;
       }
       if (m.kind === 'chunk') {
@@ -299,14 +304,22 @@ export class Executor {
           Atomics.add(slot.flowCount, 0, 1);
           Atomics.notify(slot.flowCount, 0);
         };
-        const r = call.onChunk?.(m.bytes);
+        let r: void | Promise<void>;
+        try {
+          r = call.onChunk?.(m.bytes);
+        } catch (e) {
+          // the caller could not take the chunk (its renderer or connection failed): stop the call
+          // here, never let the throw escape into this thread's event loop
+          if (process.env['TICKSCOPE_DEBUG']) console.error(e);
+          flagStop(slot, call.id, CANCELLED);
+          r = undefined;
+        }
         if (r instanceof Promise) void r.then(taken, taken);
         else taken();
         return undefined;
       }
       slot.calls.delete(m.id);
-      if (m.kind === 'done') call.resolve(m.value);
-      else call.reject(new TickscopeError(m.error.kind, m.error.message));
+      settle(call, m.kind === 'done' ? { value: m.value } : { error: new TickscopeError(m.error.kind, m.error.message) });
       return undefined;
     });
     worker.on('error', (e) => {
@@ -357,7 +370,12 @@ export class Executor {
       call = { id: this.nextId++, method, params, resolve, reject, ...(onChunk ? { onChunk } : {}), slot };
     });
     slot.calls.set(call.id, call);
-    slot.worker.postMessage({ kind: 'call', id: call.id, method, params } satisfies CallMessage);
+    try {
+      slot.worker.postMessage({ kind: 'call', id: call.id, method, params } satisfies CallMessage);
+    } catch (e) {
+      slot.calls.delete(call.id);
+      call.reject(unsendable(e));
+    }
     return { call, promise };
   }
 
@@ -500,6 +518,14 @@ export class Executor {
     onChunk?: (bytes: Uint8Array) => void | Promise<void>,
   ): Promise<T> {
     const queryId = opts.queryId ?? `q${this.nextId}`;
+    if (method !== 'hold') {
+      // nothing unbounded crosses to a worker (its structured clone recurses): SPEC 10's limits
+      try {
+        checkValueBounds(args, { maxDepth: this.settings.maxJsonDepth, maxElements: this.settings.maxJsonElements });
+      } catch (e) {
+        return Promise.resolve(failed(asTickscopeError(e)));
+      }
+    }
     if (this.queries.has(queryId)) return Promise.resolve(failed(new TickscopeError('badRequest', `queryId: ${JSON.stringify(queryId)} is already running; give each query its own id`)));
     if (this.queue.length >= this.settings.maxQueuedQueries && this.freeSlot() === undefined) {
       return Promise.resolve(failed(new TickscopeError('busy', `busy: ${this.running()} queries running and ${this.queue.length} waiting (maxQueuedQueries ${this.settings.maxQueuedQueries}); retry shortly`)));
@@ -521,14 +547,23 @@ export class Executor {
         ...(onChunk ? { onChunk } : {}),
         resolve: (v) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
-          if (q.stopped) reply(failed(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
-          else reply(done(v, call.slot!));
-          this.release(q);
+          try {
+            if (q.stopped) reply(failed(new TickscopeError(q.stopped, stoppedMessage(q.stopped))));
+            else reply(done(v, call.slot!));
+          } catch (e) {
+            // the answer could not be taken (decoding it failed): the query's error, its worker freed
+            reply(failed(asTickscopeError(e)));
+          } finally {
+            this.release(q);
+          }
         },
         reject: (e) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
-          reply(failed(e));
-          this.release(q);
+          try {
+            reply(failed(e));
+          } finally {
+            this.release(q);
+          }
         },
       };
       const q: QueryState = {
@@ -549,7 +584,7 @@ export class Executor {
       const timeout = opts.timeoutMs ?? this.settings.queryTimeoutMs;
       if (timeout > 0) q.timer = setTimeout(() => this.stop(q, 'timeout'), timeout);
       this.queue.push(q);
-      opts.onProgress?.(this.progressOf(q));
+      report(opts.onProgress, this.progressOf(q));
       this.pump();
     });
   }
@@ -590,8 +625,16 @@ export class Executor {
       q.running = true;
       q.call.slot = slot;
       slot.calls.set(q.call.id, q.call);
-      slot.worker.postMessage({ kind: 'call', id: q.call.id, method: q.call.method, params: q.call.params } satisfies CallMessage);
-      q.onProgress?.(this.progressOf(q));
+      try {
+        slot.worker.postMessage({ kind: 'call', id: q.call.id, method: q.call.method, params: q.call.params } satisfies CallMessage);
+      } catch (e) {
+        // a value the structured clone refuses (uncloneable, or too deep for it): this query fails
+        // and its worker is free for the next (release, through reject, pumps again)
+        slot.calls.delete(q.call.id);
+        q.call.reject(unsendable(e));
+        continue;
+      }
+      report(q.onProgress, this.progressOf(q));
     }
   }
 
@@ -790,6 +833,35 @@ function entryBytes(e: StoreEntry): number {
     for (let w = Atomics.load(words, i); w; w &= w - 1) blocks++;
   }
   return blocks * e.blockBytes;
+}
+
+/** Settles a call with its worker's answer; a throw while the caller takes it fails the call instead. */
+function settle(call: Call, r: { value: unknown } | { error: TickscopeError }): void {
+  try {
+    if ('value' in r) call.resolve(r.value);
+    else call.reject(r.error);
+  } catch (e) {
+    try {
+      call.reject(asTickscopeError(e));
+    } catch {
+      // the caller's own failure handler threw: nothing more to tell it
+    }
+  }
+}
+
+/** Hands a progress report to the caller's listener; a listener that throws does not stop the query. */
+function report(listener: ((p: Progress) => void) | undefined, p: Progress): void {
+  try {
+    listener?.(p);
+  } catch {
+    // the listener's failure is its own
+  }
+}
+
+/** The error of a call whose arguments cannot be posted to a worker. */
+function unsendable(e: unknown): TickscopeError {
+  const why = e instanceof Error ? e.message : String(e);
+  return new TickscopeError('badRequest', `args: cannot be handed to a query worker (${why.slice(0, 200)}); expected plain JSON values`);
 }
 
 function stoppedMessage(why: ErrorKindName): string {

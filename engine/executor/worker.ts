@@ -122,6 +122,7 @@ function handle(m: CallMessage): void {
   let lastProgress = 0;
   const hooks: { -readonly [K in keyof QueryHooks]: QueryHooks[K] } = {
     maxRows: init.settings.maxResultRows,
+    maxBytes: init.settings.maxResultBytes,
     checkpoint: () => {
       if (Atomics.load(flags, 0) !== m.id) return;
       throw Atomics.load(flags, 1) === TIMED_OUT ? new TickscopeError('timeout', 'the query ran past its timeout and was stopped') : new TickscopeError('cancelled', 'the query was cancelled');

@@ -3,7 +3,7 @@
  * hashes of their secrets (never the secrets). Secrets are compared in constant time.
  */
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
 
 /** The scopes of SPEC 7: fsi.read for the three queries and getMeta, fsi.generate for generateOrderAnalytics. */
@@ -42,14 +42,25 @@ export function parseScopes(text: string, where: string): Scope[] {
 
 /** The clients a gateway accepts, kept in memory or in a file. */
 export class Clients {
+  /** The file's identity when last read (size, time, inode): another means it was changed. */
+  private seen = '';
+  private readonly removedListeners = new Set<(ids: readonly string[]) => void>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
   private constructor(
     private clients: StoredClient[],
     readonly file: string | null,
-  ) {}
+  ) {
+    this.seen = stamp(file);
+  }
 
   /** The clients of a file (none when it does not exist yet). */
   static load(file: string): Clients {
-    if (!existsSync(file)) return new Clients([], file);
+    return new Clients(Clients.read(file), file);
+  }
+
+  private static read(file: string): StoredClient[] {
+    if (!existsSync(file)) return [];
     let doc: unknown;
     try {
       doc = JSON.parse(readFileSync(file, 'utf8'));
@@ -60,7 +71,54 @@ export class Clients {
     if (!Array.isArray(list) || list.some((c) => typeof c?.id !== 'string' || typeof c.salt !== 'string' || typeof c.hash !== 'string' || !Array.isArray(c.scopes))) {
       throw new TickscopeError('badRequest', `${file}: not a clients file; expected {"clients": [{"id", "scopes", "salt", "hash"}, ...]} as written by tickscope clients add`);
     }
-    return new Clients([...list], file);
+    return [...list];
+  }
+
+  /**
+   * Reads the file again when it changed since it was last read (`tickscope clients add|remove` by
+   * another process): a removed client's tokens and connections stop at once. A file that cannot be
+   * read now (mid-edit by hand) keeps the clients last read.
+   */
+  refresh(): void {
+    if (!this.file) return;
+    const now = stamp(this.file);
+    if (now === this.seen) return;
+    let next: StoredClient[];
+    try {
+      next = Clients.read(this.file);
+    } catch {
+      return;
+    }
+    this.seen = now;
+    const kept = new Set(next.map((c) => c.id));
+    const removed = this.clients.filter((c) => !kept.has(c.id)).map((c) => c.id);
+    this.clients = next;
+    if (removed.length) for (const f of this.removedListeners) f(removed);
+  }
+
+  /** Re-reads the file every `ms` while the gateway runs (it does not keep the process alive). */
+  watch(ms = 1000): void {
+    if (!this.file || this.timer) return;
+    this.timer = setInterval(() => this.refresh(), ms);
+    this.timer.unref();
+  }
+
+  /** Stops watching the file. */
+  unwatch(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Calls `f` with the ids of clients gone from the file (their q connections close). */
+  onRemoved(f: (ids: readonly string[]) => void): () => void {
+    this.removedListeners.add(f);
+    return () => this.removedListeners.delete(f);
+  }
+
+  /** Whether a client of this id is registered now (a token's subject must still be). */
+  has(id: string): boolean {
+    this.refresh();
+    return this.clients.some((c) => c.id === id);
   }
 
   /** Clients held in memory only (the one-off client of a gateway started without a clients file). */
@@ -110,6 +168,7 @@ export class Clients {
 
   /** verify, with the hash computed off the event loop (libuv's thread pool): what a server calls. */
   async verifyAsync(id: string, secret: string): Promise<StoredClient | null> {
+    this.refresh();
     const client = this.clients.find((c) => c.id === id);
     const salt = client?.salt ?? 'AAAAAAAAAAAAAAAAAAAAAA';
     const got = await new Promise<Buffer>((resolve, reject) => scrypt(secret, Buffer.from(salt, 'base64url'), 32, (e, key) => (e ? reject(e) : resolve(key))));
@@ -122,5 +181,17 @@ export class Clients {
     const tmp = `${this.file}.tmp-${process.pid}`;
     writeFileSync(tmp, `${JSON.stringify({ clients: this.clients } satisfies ClientsFile, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.file);
+    this.seen = stamp(this.file);
+  }
+}
+
+/** A file's size, modification time and inode as one string ('' when absent). */
+function stamp(file: string | null): string {
+  if (!file) return '';
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.size}:${s.mtimeNs}:${s.ino}`;
+  } catch {
+    return '';
   }
 }

@@ -14,19 +14,25 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import { asTickscopeError, quoteText, TickscopeError } from '../core/errors.js';
+import type { ProcessSettings } from '../executor/settings.js';
 import { OPERATIONS } from '../registry/operations.js';
+import { boundedBodies } from '../server/http-input.js';
 import type { QueryService } from '../service/query-service.js';
 import { type Clients, type Scope } from './clients.js';
 import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from './envelope.js';
+import { Throttle } from './throttle.js';
 import { OwnIssuer, type TokenCheck, type TokenVerifier } from './tokens.js';
 
-/** Largest request body (an operation's arguments, a token request). */
-export const BODY_LIMIT = 8 * 1024 * 1024;
-/** Token requests one client (or address) may make per minute. */
+/** Token requests one client id, and one address, may make per minute. */
 export const TOKEN_REQUESTS_PER_MINUTE = 30;
+/** Token requests one address may make per minute, whatever the client ids (many clients may share a host). */
+export const TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE = 600;
+/** Failed secrets one client id may give per minute before its attempts are refused. */
+export const FAILED_SECRETS_PER_MINUTE = 10;
+/** ... and one address, whatever the ids it tries. */
+export const FAILED_SECRETS_PER_ADDRESS_PER_MINUTE = 100;
 const ARROW = 'application/vnd.apache.arrow.stream';
 
 export interface GatewayOptions {
@@ -43,6 +49,8 @@ export interface GatewayOptions {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** One line per request (the access log); default none. */
   readonly log?: (line: string) => void;
+  /** The limits (SPEC 10); default the service's process settings. */
+  readonly limits?: Partial<ProcessSettings>;
 }
 
 export interface RunningGateway {
@@ -62,6 +70,10 @@ interface Ctx {
   op: string;
   rows: number;
   token?: TokenCheck;
+  /** The request reached the executor (the fuzzer's measure of how deep its requests got). */
+  exec?: boolean;
+  /** ms spent on the token check, waiting for a worker, running, and rendering (Server-Timing). */
+  authMs?: number;
 }
 
 declare module 'fastify' {
@@ -72,8 +84,9 @@ declare module 'fastify' {
 
 /** Starts the REST gateway on the service's executor; resolves once it listens. */
 export async function startGateway(service: QueryService, opts: GatewayOptions): Promise<RunningGateway> {
+  const limits: ProcessSettings = { ...service.executor.settings, ...opts.limits };
   const app = Fastify({
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: limits.maxBodyBytes,
     exposeHeadRoutes: false,
     // stopping the gateway drops its connections (a slow reader would otherwise hold it open)
     forceCloseConnections: true,
@@ -83,6 +96,15 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const tokenPath = `/auth/realms/${encodeURIComponent(opts.realm)}/protocol/openid-connect/token`;
   const issuer = opts.external ? null : new OwnIssuer(`${scheme}://${opts.host}:${opts.port}/auth/realms/${opts.realm}`, opts.audience ?? opts.realm, opts.tokenTtlSeconds);
   const verifier: TokenVerifier = opts.external ?? issuer!;
+  // per client id: requests at once, and a minute's requests (SPEC 10); token endpoint abuse
+  const inFlight = new Map<string, number>();
+  const perMinute = new Throttle(limits.maxRequestsPerClientPerMinute);
+  const tokenById = new Throttle(TOKEN_REQUESTS_PER_MINUTE);
+  const tokenByAddress = new Throttle(TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE);
+  const failedById = new Throttle(FAILED_SECRETS_PER_MINUTE);
+  const failedByAddress = new Throttle(FAILED_SECRETS_PER_ADDRESS_PER_MINUTE);
+  if (!opts.external) opts.clients.watch();
+  boundedBodies(app, limits);
 
   app.decorateRequest('ctx', null as unknown as Ctx);
   app.addHook('onRequest', async (req, reply) => {
@@ -90,14 +112,14 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     reply.header('x-tickscope-corr', req.ctx.corr);
   });
   app.addHook('onResponse', async (req, reply) => {
-    opts.log?.(`${new Date().toISOString()} corr=${req.ctx.corr} ${req.method} ${req.ctx.op} status=${reply.statusCode} rows=${req.ctx.rows} ms=${(performance.now() - req.ctx.started).toFixed(1)}${req.ctx.token ? ` client=${req.ctx.token.subject}` : ''}`);
+    opts.log?.(`${new Date().toISOString()} corr=${req.ctx.corr} ${req.method} ${req.ctx.op} status=${reply.statusCode} rows=${req.ctx.rows} ms=${(performance.now() - req.ctx.started).toFixed(1)}${req.ctx.token ? ` client=${req.ctx.token.subject}` : ''} exec=${req.ctx.exec ? 1 : 0}`);
   });
 
   /** An error envelope with the error's status (and the headers the status needs). */
   const fail = (req: FastifyRequest, reply: FastifyReply, e: unknown, api = req.ctx.op): FastifyReply => {
     const err = asTickscopeError(e);
     if (err.http === 401) reply.header('WWW-Authenticate', `Bearer realm="${opts.realm}"${req.headers.authorization ? ', error="invalid_token"' : ''}`);
-    if (err.http === 503) reply.header('Retry-After', '1');
+    if ((err.http === 503 || err.http === 429) && !reply.hasHeader('Retry-After')) reply.header('Retry-After', '1');
     if (err.kind === 'internal' && process.env['TICKSCOPE_DEBUG']) console.error(e);
     reply.header('x-tickscope-rc', String(err.rc));
     return reply.code(err.http).type('application/json').send(errorEnvelope(requestInfo(api, req.ctx.corr), err));
@@ -105,17 +127,14 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
 
   app.setNotFoundHandler((req, reply) => fail(req, reply, new TickscopeError('notFound', `${req.method} ${req.url.split('?')[0]}: no such path; operations are POST /servicegateway/fsi/<operation> (docs/gateway.md)`)));
   app.setErrorHandler((e: Error & { code?: string; statusCode?: number }, req, reply) => {
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, new TickscopeError('tooLarge', `body: larger than ${BODY_LIMIT} bytes`));
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, new TickscopeError('tooLarge', `body: larger than ${limits.maxBodyBytes} bytes (maxBodyBytes)`));
     if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return fail(req, reply, new TickscopeError('unsupportedMediaType', `Content-Type: ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted; expected application/json`));
+      return fail(req, reply, new TickscopeError('unsupportedMediaType', `Content-Type: ${quoteText(String(req.headers['content-type'] ?? ''))} is not accepted; expected application/json`));
     }
     if (e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError) {
-      return fail(req, reply, new TickscopeError('badRequest', `body: not JSON (${e.message}); expected an object of arguments such as {"table":"Trade"}`));
+      return fail(req, reply, new TickscopeError('badRequest', `body: not JSON (${quoteText(e.message, 120)}); expected an object of arguments such as {"table":"Trade"}`));
     }
-    if (e.statusCode === 429) {
-      const r = e as unknown as { error?: string; error_description?: string };
-      return reply.code(429).header('Cache-Control', 'no-store').send({ error: r.error ?? 'slow_down', error_description: r.error_description ?? 'too many requests' });
-    }
+    if (e.statusCode === 400 && !(e instanceof TickscopeError)) return fail(req, reply, new TickscopeError('badRequest', `request: ${quoteText(e.message, 120)}`));
     return fail(req, reply, e instanceof TickscopeError ? e : new TickscopeError('internal', e.message));
   });
 
@@ -126,9 +145,12 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const authorize = async (req: FastifyRequest, scope: Scope): Promise<void> => {
     const h = req.headers.authorization;
     if (!h) throw new TickscopeError('unauthorized', `Authorization: missing; expected "Authorization: Bearer <access token>"${issuer ? ` from POST ${tokenPath}` : ''}`);
-    const m = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(h);
+    // the scheme's name is case-insensitive (RFC 6750 2.1, RFC 9110 11.1)
+    const m = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(h);
     if (!m) throw new TickscopeError('unauthorized', 'Authorization: malformed; expected "Bearer <access token>"');
     const check = await verifier.verify(m[1]!);
+    // a client removed from the clients file loses its tokens at once
+    if (!opts.external && !opts.clients.has(check.subject)) throw new TickscopeError('unauthorized', `Authorization: the token's client ${quoteText(check.subject, 64)} is no longer registered`);
     req.ctx.token = check;
     if (!check.scopes.includes(scope)) throw new TickscopeError('forbidden', `Authorization: the token's scopes (${check.scopes.join(', ') || 'none'}) lack ${scope}, which ${req.ctx.op} needs`);
   };
@@ -143,13 +165,38 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const guard = (scope: Scope, op: string, api: string) => async (req: FastifyRequest, reply: FastifyReply) => {
     req.ctx.op = op;
     try {
+      const t0 = performance.now();
       await authorize(req, scope);
+      req.ctx.authMs = performance.now() - t0;
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') throw new TickscopeError('unsupportedMediaType', `Content-Type: ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted; expected application/json`);
+      if (type !== 'application/json') throw new TickscopeError('unsupportedMediaType', `Content-Type: ${quoteText(String(req.headers['content-type'] ?? ''))} is not accepted; expected application/json`);
+      admit(req, reply);
     } catch (e) {
       return fail(req, reply, e, api);
     }
     return undefined;
+  };
+
+  /** Counts the request against its client's limits (SPEC 10), or refuses it with 429 and Retry-After. */
+  const admit = (req: FastifyRequest, reply: FastifyReply): void => {
+    const client = req.ctx.token!.subject;
+    const rate = perMinute.hit(client);
+    if (!rate.ok) {
+      reply.header('Retry-After', String(rate.retryAfterS));
+      throw new TickscopeError('rateLimited', `client ${quoteText(client, 64)}: more than ${limits.maxRequestsPerClientPerMinute} requests this minute (maxRequestsPerClientPerMinute); retry in ${rate.retryAfterS} s`);
+    }
+    const now = inFlight.get(client) ?? 0;
+    if (now >= limits.maxInFlightPerClient) {
+      reply.header('Retry-After', '1');
+      throw new TickscopeError('rateLimited', `client ${quoteText(client, 64)}: ${now} requests already running or waiting (maxInFlightPerClient ${limits.maxInFlightPerClient}); wait for one to answer`);
+    }
+    inFlight.set(client, now + 1);
+    // the count goes down however the request ends (answered, failed, or its client gone)
+    reply.raw.once('close', () => {
+      const left = (inFlight.get(client) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(client);
+      else inFlight.set(client, left);
+    });
   };
 
   for (const op of OPERATIONS) {
@@ -181,7 +228,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     const t = req.headers['timeout'];
     let timeoutMs: number | undefined;
     if (t !== undefined) {
-      if (typeof t !== 'string' || !/^\d{1,9}$/.test(t)) return fail(req, reply, new TickscopeError('badValue', `timeout header: ${JSON.stringify(t)} is not valid; expected milliseconds as a whole number`), api);
+      if (typeof t !== 'string' || !/^\d{1,9}$/.test(t)) return fail(req, reply, new TickscopeError('badValue', `timeout header: ${quoteText(String(t))} is not valid; expected milliseconds as a whole number`), api);
       timeoutMs = Number(t);
     }
     const arrow = (req.headers.accept ?? '').includes(ARROW);
@@ -193,7 +240,13 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       if (!reply.raw.writableFinished) service.executor.cancel(queryId);
     });
     let stream: PassThrough | null = null;
+    // where the time goes (Server-Timing): the token check, the queue, the query, then the rendering
+    let running = 0;
+    let firstChunk = 0;
     const start = (): PassThrough => {
+      firstChunk = performance.now();
+      const queue = running ? running - req.ctx.started - (req.ctx.authMs ?? 0) : 0;
+      reply.header('Server-Timing', `auth;dur=${(req.ctx.authMs ?? 0).toFixed(2)}, queue;dur=${Math.max(0, queue).toFixed(2)}, exec;dur=${(running ? firstChunk - running : 0).toFixed(2)}`);
       stream = new PassThrough();
       // a client gone mid-response: the stream is dropped, nothing to report to anyone
       stream.on('error', () => undefined);
@@ -222,7 +275,16 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       const s = stream ?? start();
       if (s.destroyed || s.write(bytes)) return undefined;
       draining ??= new Promise<void>((taken) => {
+        // a client that reads nothing for writeStallMs is cut: its worker goes back to the others
+        const stall = limits.writeStallMs > 0 ? setTimeout(() => {
+          opts.log?.(`${new Date().toISOString()} corr=${req.ctx.corr} cut: read nothing for ${limits.writeStallMs} ms (writeStallMs)`);
+          service.executor.cancel(queryId);
+          s.destroy();
+          // the connection itself: a response destroyed alone can leave the socket open behind it
+          req.raw.socket.destroy();
+        }, limits.writeStallMs) : null;
         const done = (): void => {
+          if (stall) clearTimeout(stall);
           s.off('drain', done);
           s.off('close', done);
           draining = null;
@@ -233,9 +295,13 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       });
       return draining;
     };
+    req.ctx.exec = true;
     const r = await service.executor.envelope(api, body, { format: arrow ? 'arrow' : 'json', req: info }, write, {
       queryId,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      onProgress: (p) => {
+        if (p.state === 'running' && !running) running = performance.now();
+      },
     });
     if (!r.ok) {
       reply.removeHeader('x-tickscope-rows'); // an Arrow answer's header chunk came before the failure
@@ -252,32 +318,22 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   }
 
   if (issuer) {
-    await app.register(rateLimit, { global: false });
     app.route({
       method: 'POST',
       url: tokenPath,
-      config: {
-        rateLimit: {
-          max: TOKEN_REQUESTS_PER_MINUTE,
-          timeWindow: '1 minute',
-          hook: 'preHandler',
-          keyGenerator: (req: FastifyRequest) => {
-            const form = req.body instanceof URLSearchParams ? req.body : null;
-            return `client:${form?.get('client_id') ?? ''}:${req.ip}`;
-          },
-          errorResponseBuilder: (_req: FastifyRequest, ctx: { after: string; ttl: number }) => ({
-            statusCode: 429,
-            error: 'slow_down',
-            error_description: `too many token requests from this client; retry in ${ctx.after}`,
-          }),
-        },
-      },
       handler: async (req, reply) => {
         req.ctx.op = 'token';
         const oauthError = (status: number, error: string, description: string): FastifyReply => {
           if (status === 401) reply.header('WWW-Authenticate', `Basic realm="${opts.realm}"`);
           return reply.code(status).header('Cache-Control', 'no-store').send({ error, error_description: description });
         };
+        const slowDown = (retryAfterS: number, what: string): FastifyReply => {
+          reply.header('Retry-After', String(retryAfterS));
+          return oauthError(429, 'slow_down', `${what}; retry in ${retryAfterS} s`);
+        };
+        // per address first: varying the client id must not get round the limits
+        const byAddress = tokenByAddress.hit(req.ip);
+        if (!byAddress.ok) return slowDown(byAddress.retryAfterS, 'too many token requests from this address');
         if (!(req.body instanceof URLSearchParams)) return oauthError(415, 'invalid_request', 'Content-Type: expected application/x-www-form-urlencoded');
         const form = req.body;
         let id = form.get('client_id');
@@ -296,8 +352,16 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
           return oauthError(400, 'unsupported_grant_type', `grant_type: ${JSON.stringify(form.get('grant_type'))}; expected client_credentials`);
         }
         if (!id || !secret) return oauthError(401, 'invalid_client', 'client_id and client_secret are required');
+        const byId = tokenById.hit(id);
+        if (!byId.ok) return slowDown(byId.retryAfterS, 'too many token requests from this client');
+        const failures = [failedById.check(id), failedByAddress.check(req.ip)].find((v) => !v.ok);
+        if (failures) return slowDown(failures.retryAfterS, `too many failed secrets from this client (${FAILED_SECRETS_PER_MINUTE} a minute) or this address (${FAILED_SECRETS_PER_ADDRESS_PER_MINUTE})`);
         const client = await opts.clients.verifyAsync(id, secret);
-        if (!client) return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
+        if (!client) {
+          failedById.hit(id);
+          failedByAddress.hit(req.ip);
+          return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
+        }
         req.ctx.token = { subject: client.id, scopes: client.scopes };
         return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(await issuer.issue(client.id, client.scopes));
       },
@@ -305,7 +369,12 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     app.route({ method: [...OTHER_METHODS], url: tokenPath, onRequest: notPost, handler: notPost });
   }
 
-  await app.listen({ port: opts.port, host: opts.host });
+  app.addHook('onClose', async () => opts.clients.unwatch());
+  try {
+    await app.listen({ port: opts.port, host: opts.host });
+  } catch (e) {
+    throw listenError(e, opts.host, opts.port, '--port');
+  }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
@@ -315,3 +384,12 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   return { url, tokenUrl: issuer ? `${url}${tokenPath}` : null, app, close: () => app.close() };
 }
 
+
+/** A listen that failed for a reason the user can fix (the port in use, a privileged port), said in one line. */
+export function listenError(e: unknown, host: string, port: number, flag: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new TickscopeError('badRequest', `${flag} ${port}: ${host}:${port} is already in use by another process; stop it or give another port (0 picks a free one)`);
+  if (code === 'EACCES') return new TickscopeError('accessDenied', `${flag} ${port}: not permitted to listen on ${host}:${port} (ports below 1024 need privileges); give a port of 1024 or more`);
+  if (code === 'EADDRNOTAVAIL') return new TickscopeError('badRequest', `--host ${host}: not an address of this machine; expected one of its addresses (127.0.0.1 for loopback)`);
+  return e;
+}

@@ -51,6 +51,16 @@ function rejected(e: unknown): TickscopeError {
   return new TickscopeError('unauthorized', `Authorization: ${why}`);
 }
 
+/** How far in the future a token's `iat` may be (clock skew between machines), in seconds. */
+export const IAT_SKEW_S = 60;
+
+/** Refuses a token issued in the future beyond the skew (jose checks `iat` only with maxTokenAge). */
+function checkIssuedAt(payload: JWTPayload): void {
+  if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + IAT_SKEW_S) {
+    throw new TickscopeError('unauthorized', `Authorization: the token is issued in the future (iat ${payload.iat}, more than ${IAT_SKEW_S} s ahead of this gateway's clock)`);
+  }
+}
+
 /** Scopes from a claim's value: a space-separated string (OAuth2 `scope`) or an array (Keycloak roles). */
 function scopesOf(value: unknown): Scope[] {
   const list = typeof value === 'string' ? value.split(/\s+/) : Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
@@ -66,13 +76,13 @@ function claimAt(payload: JWTPayload, path: string): unknown {
 
 /** The gateway as its own token issuer. */
 export class OwnIssuer implements TokenVerifier {
-  private readonly key = randomBytes(32);
-
   constructor(
     /** The `iss` of the tokens (set once the gateway knows the address it listens on). */
     public issuer: string,
     readonly audience: string,
     readonly ttlSeconds: number,
+    /** The signing key: random per process (tests give their own). */
+    private readonly key: Uint8Array = randomBytes(32),
   ) {}
 
   async issue(subject: string, scopes: readonly Scope[]): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
@@ -92,9 +102,10 @@ export class OwnIssuer implements TokenVerifier {
   async verify(token: string): Promise<TokenCheck> {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: this.issuer, audience: this.audience, requiredClaims: ['exp', 'sub'] });
+      checkIssuedAt(payload);
       return { subject: payload.sub!, scopes: scopesOf(payload['scope']) };
     } catch (e) {
-      throw rejected(e);
+      throw e instanceof TickscopeError ? e : rejected(e);
     }
   }
 }
@@ -115,9 +126,10 @@ export class ExternalIssuer implements TokenVerifier {
   async verify(token: string): Promise<TokenCheck> {
     try {
       const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256'], issuer: this.issuer, ...(this.audience ? { audience: this.audience } : {}), requiredClaims: ['exp'] });
+      checkIssuedAt(payload);
       return { subject: payload.sub ?? String(payload['azp'] ?? payload['client_id'] ?? ''), scopes: scopesOf(claimAt(payload, this.scopeClaim)) };
     } catch (e) {
-      throw rejected(e);
+      throw e instanceof TickscopeError ? e : rejected(e);
     }
   }
 }

@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type ChartRequest, EXPORT_FORMATS, type ExportFormat } from '../contract.js';
-import { asTickscopeError, TickscopeError } from '../core/errors.js';
+import { asTickscopeError, quoteText, TickscopeError } from '../core/errors.js';
+import { listenError } from '../gateway/rest.js';
 import type { QueryService } from '../service/query-service.js';
+import { boundedBodies } from './http-input.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -54,12 +56,22 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
     '<head>',
     `<head>\n    <meta name="tickscope-token" content="${token}" />`,
   );
-  const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
+  const limits = service.executor.settings;
+  const app = Fastify({ bodyLimit: limits.maxBodyBytes });
+  // the app's API bounds its bodies as the gateway does (SPEC 10): a page cannot send what a script cannot
+  boundedBodies(app, limits);
 
   const fail = (reply: FastifyReply, e: unknown): FastifyReply => {
     const err = asTickscopeError(e);
     return reply.code(err.http).send({ error: { ac: err.ac, ai: err.message } });
   };
+  app.setErrorHandler((e: Error & { code?: string; statusCode?: number }, _req, reply) => {
+    if (e instanceof TickscopeError) return fail(reply, e);
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, new TickscopeError('tooLarge', `body: larger than ${limits.maxBodyBytes} bytes (maxBodyBytes)`));
+    if (e.statusCode === 415 || e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return fail(reply, new TickscopeError('unsupportedMediaType', `Content-Type: ${quoteText(e.message, 120)}; expected application/json`));
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return fail(reply, new TickscopeError('badRequest', `request: ${quoteText(e.message, 120)}`));
+    return fail(reply, e);
+  });
 
   app.addHook('onRequest', async (req, reply) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
@@ -199,7 +211,11 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
     }
   });
 
-  await app.listen({ port: opts.port, host: opts.host });
+  try {
+    await app.listen({ port: opts.port, host: opts.host });
+  } catch (e) {
+    throw listenError(e, opts.host, opts.port, '--port');
+  }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;

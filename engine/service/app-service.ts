@@ -3,6 +3,7 @@
  * serve`'s HTTP routes are thin adapters over this. Results stay here; the renderer asks for the
  * page of rows it shows and for chart series, never for the whole result.
  */
+import { checkResultSize, resultBytes } from '../core/result-limits.js';
 import { randomUUID } from 'node:crypto';
 import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, type ResultColumn, type RunResponse, type SummaryFunctionInfo, type TableInfo } from '../contract.js';
 import type { SymbolColumn } from '../core/column.js';
@@ -67,10 +68,6 @@ function resultIds(r: QueryResult): string[] {
 }
 
 /** Bytes a column holds per row, for the result size limit (variable-width columns estimated). */
-const ROW_BYTES: Readonly<Record<string, number>> = {
-  float: 8, long: 8, timestamp: 8, timespan: 8, int: 4, date: 4, symbol: 4, boolean: 1, string: 24, 'float[]': 48, 'long[]': 48,
-};
-
 /** The row numbers a sort carries through (no result column can be named so). */
 const ROW_NUMBER = '\0row';
 
@@ -123,11 +120,7 @@ export class AppService {
 
   /** Keeps a result (of a query here, or one a remote gateway answered) for paging, charting and export. */
   hold(req: RequestInfo, result: QueryResult, started: number): Extract<RunResponse, { ok: true }> {
-    const bytes = result.table.defs.reduce((sum, c) => sum + (ROW_BYTES[c.type] ?? 8), 0) * result.table.length;
-    const maxBytes = this.limits.maxResultBytes ?? Infinity;
-    if (bytes > maxBytes) {
-      throw new TickscopeError('resultTooLarge', `the result holds ${result.table.length.toLocaleString('en-US')} rows of about ${bytes.toLocaleString('en-US')} bytes, more than maxResultBytes (${maxBytes.toLocaleString('en-US')}); narrow the window, idList, filter or columns, or raise maxResultBytes`);
-    }
+    checkResultSize(result.table.length, resultBytes(result.table.defs, 1), 'the result holds', this.limits.maxResultBytes ?? Infinity);
     const resultId = randomUUID();
     this.results.set(resultId, result);
     while (this.results.size > MAX_RESULTS) this.results.delete(this.results.keys().next().value!);

@@ -5,6 +5,7 @@
  * - streamed: partitions read in place, one frame each, aggregates accumulating across them (every
  *   tree combines, no order across identifiers, no ref columns, no orderbook, no per-group calendar).
  */
+import { checkResultSize } from '../../core/result-limits.js';
 import { type Column, compareStrings, gatherOrNull, int32Pairs, type SymbolColumn } from '../../core/column.js';
 import { scratchInt32 } from '../../core/arena.js';
 import { argError } from '../../core/errors.js';
@@ -161,6 +162,8 @@ function cellKeys(
     return keys;
   };
   if (p.racking) {
+    // racking makes every (bucket, group) a row: bounded before one is built
+    checkResultSize(buckets.count * groupCount, 8 * (p.outputs.length + p.groupCols.length + 1), `getStats: racking ${buckets.count.toLocaleString('en-US')} buckets × ${groupCount.toLocaleString('en-US')} groups gives`);
     if (buckets.count * groupCount > MAX_CELLS) {
       throw argError('badValue', 'granularity', p.granularity, `gives ${buckets.count} buckets × ${groupCount} groups, more than ${MAX_CELLS} cells to rack`, 'a coarser granularity, a shorter window or fewer groups');
     }

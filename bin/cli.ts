@@ -47,7 +47,9 @@ async function main(argv: string[]): Promise<number> {
     const err = asTickscopeError(e);
     console.error(`tickscope ${name}: ${err.message}`);
     if (!(e instanceof TickscopeError) && process.env['TICKSCOPE_DEBUG']) console.error(e);
-    return 1;
+    // a command that failed part way (a port in use after the workers started) must not stay up
+    // on what it had opened: the error is said, the process ends
+    process.exit(1);
   }
 }
 

@@ -247,3 +247,23 @@ describe('tickscope CLI', () => {
     expect(r.stdout).toMatch(/usage: tickscope init --db DIR/);
   });
 });
+
+describe('tickscope gateway start-up', () => {
+  it('exits 1 with one line when its port is in use, instead of staying up on its workers', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    const port = (busy.address() as { port: number }).port;
+    const dir = join(tempDir(), 'db');
+    expect(tickscope(['init', '--db', dir]).code).toBe(0);
+    try {
+      const started = Date.now();
+      const r = spawnSync(process.execPath, [CLI, 'gateway', '--db', dir, '--port', String(port), '--ipc-port', '0', '--workers', '1'], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([`tickscope gateway: --port ${port}: 127.0.0.1:${port} is already in use by another process; stop it or give another port (0 picks a free one)`]);
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      busy.close();
+    }
+  }, 40_000);
+});

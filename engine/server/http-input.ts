@@ -23,13 +23,24 @@ const DECODERS: Readonly<Record<string, () => NodeJS.ReadWriteStream>> = {
   br: createBrotliDecompress,
 };
 
+/**
+ * Limits of one endpoint where they differ from the server's (an upload, a large batch): the route's
+ * `config: { inputLimits: {...} }`; its byte limit is fastify's own route option `bodyLimit`.
+ */
+export interface RouteInputLimits {
+  readonly inputLimits?: Partial<Pick<BodyLimits, 'maxJsonDepth' | 'maxJsonElements'>>;
+}
+
 /** Installs the bounded JSON parser and the Content-Encoding handling on a fastify app. */
 export function boundedBodies(app: FastifyInstance, limits: BodyLimits): void {
   const input: InputLimits = { maxDepth: limits.maxJsonDepth, maxElements: limits.maxJsonElements };
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limits.maxBodyBytes }, (_req, body, done) => {
+  // no bodyLimit of the parser's own: the server's (maxBodyBytes) applies, or a route's
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     try {
-      done(null, parseBoundedJson(body as string, input, 'body'));
+      const own = (req.routeOptions.config as RouteInputLimits | undefined)?.inputLimits;
+      const bounds = own ? { maxDepth: own.maxJsonDepth ?? input.maxDepth, maxElements: own.maxJsonElements ?? input.maxElements } : input;
+      done(null, parseBoundedJson(body as string, bounds, 'body'));
     } catch (e) {
       done(e as Error, undefined);
     }

@@ -100,3 +100,23 @@ describe('settings and throttles', () => {
     expect(capped.size).toBeLessThanOrEqual(1000);
   });
 });
+
+describe('limits per endpoint', () => {
+  it('a route may set its own depth, elements and bytes; the others keep the server\'s', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { boundedBodies } = await import('../../engine/server/http-input.js');
+    const app = Fastify({ bodyLimit: 1024 });
+    boundedBodies(app, { maxBodyBytes: 1024, maxJsonDepth: 8, maxJsonElements: 100 });
+    app.setErrorHandler((e: Error & { statusCode?: number }, _req, reply) => reply.code(e instanceof TickscopeError ? e.http : (e.statusCode ?? 500)).send({ ai: e.message }));
+    app.post('/default', async (req) => ({ ok: req.body !== undefined }));
+    app.post('/upload', { bodyLimit: 1 << 20, config: { inputLimits: { maxJsonDepth: 200, maxJsonElements: 100_000 } } }, async () => ({ ok: true }));
+    const deep = `{"a":${'['.repeat(100)}${']'.repeat(100)}}`;
+    const big = JSON.stringify({ a: Array.from({ length: 5000 }, (_, i) => i) });
+    const inject = (url: string, payload: string) => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+    expect((await inject('/default', deep)).statusCode).toBe(400);
+    expect((await inject('/upload', deep)).statusCode).toBe(200);
+    expect((await inject('/default', big)).statusCode).toBe(413);
+    expect((await inject('/upload', big)).statusCode).toBe(200);
+    await app.close();
+  });
+});

@@ -589,6 +589,11 @@ export class Executor {
     });
   }
 
+  /** Queries queued or running, and results held (the load script checks they go back down). */
+  get queriesHeld(): number {
+    return this.queries.size + this.resultSlot.size + this.exports.size;
+  }
+
   /** Queries running now (for status lines and tests). */
   get runningQueries(): number {
     return this.running();

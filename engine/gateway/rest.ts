@@ -51,6 +51,8 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** The limits (SPEC 10); default the service's process settings. */
   readonly limits?: Partial<ProcessSettings>;
+  /** More per-client maps for /debug/memory (the q IPC server's connections). */
+  readonly extraMaps?: () => Record<string, number>;
 }
 
 export interface RunningGateway {
@@ -58,6 +60,8 @@ export interface RunningGateway {
   readonly url: string;
   readonly tokenUrl: string | null;
   readonly app: FastifyInstance;
+  /** Sizes of the per-client maps (they go back to none once the clients have gone: the soak checks it). */
+  clientMaps(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -369,6 +373,16 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     app.route({ method: [...OTHER_METHODS], url: tokenPath, onRequest: notPost, handler: notPost });
   }
 
+  // the load script's view of memory (TICKSCOPE_DEBUG_HOOKS=1, loopback callers only): a forced GC
+  // when node runs with --expose-gc, the heap after it, and the per-client maps
+  if (process.env['TICKSCOPE_DEBUG_HOOKS'] === '1') {
+    app.post('/debug/memory', async (req, reply) => {
+      if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(req.ip)) return reply.code(404).send();
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      return { gcForced: Boolean(gc), memory: process.memoryUsage(), maps: { ...clientMaps(), ...(opts.extraMaps?.() ?? {}) } };
+    });
+  }
   app.addHook('onClose', async () => opts.clients.unwatch());
   try {
     await app.listen({ port: opts.port, host: opts.host });
@@ -381,7 +395,16 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const url = `${scheme}://${shownHost}:${port}`;
   // the issuer names the port actually bound (0 picks one)
   if (issuer) issuer.issuer = `${url}/auth/realms/${opts.realm}`;
-  return { url, tokenUrl: issuer ? `${url}${tokenPath}` : null, app, close: () => app.close() };
+  const clientMaps = (): Record<string, number> => ({
+    inFlight: inFlight.size,
+    requestsPerMinute: perMinute.size,
+    tokenRequestsById: tokenById.size,
+    tokenRequestsByAddress: tokenByAddress.size,
+    failedSecretsById: failedById.size,
+    failedSecretsByAddress: failedByAddress.size,
+    queries: service.executor.queriesHeld,
+  });
+  return { url, tokenUrl: issuer ? `${url}${tokenPath}` : null, app, clientMaps, close: () => app.close() };
 }
 
 

@@ -24,6 +24,9 @@ import type { ProcessSettings } from './settings.js';
 /** How long a cancelled query may run on before its worker is ended. */
 export const CANCEL_GRACE_MS = 250;
 
+/** A large query that has waited this long is started before small ones that arrived after it. */
+export const LARGE_QUERY_WAIT_MS = 2000;
+
 export type Progress = QueryProgress;
 
 /** The gateway's rendered response (EnvelopeAnswer), or the error and its envelope's header. */
@@ -79,6 +82,8 @@ interface QueryState {
   readonly operation: string;
   readonly received: number;
   readonly onProgress: ((p: Progress) => void) | undefined;
+  /** Estimated to read at most smallQueryRows rows: started before larger queries waiting. */
+  readonly small: boolean;
   done: number;
   total: number;
   unit: string;
@@ -156,6 +161,11 @@ export class Executor {
   private readonly exports = new Map<string, ExportState>();
   private nextId = 1;
   private closing = false;
+  /**
+   * Rows a query will read, estimated on this thread from partition metadata (QueryService sets it);
+   * without one every query waits in arrival order.
+   */
+  estimator: ((operation: string, args: unknown) => number) | null = null;
 
   private constructor(
     readonly dbs: readonly string[],
@@ -572,6 +582,7 @@ export class Executor {
         operation,
         received: performance.now(),
         onProgress: opts.onProgress,
+        small: method !== 'hold' && this.isSmall(operation, args),
         done: 0,
         total: 0,
         unit: 'partitions',
@@ -618,14 +629,31 @@ export class Executor {
     return undefined;
   }
 
-  /** Starts queued queries on free workers, in arrival order. */
+  /** Whether a query is estimated to read at most smallQueryRows rows (only while others wait: it is cheap, but not free). */
+  private isSmall(operation: string, args: unknown): boolean {
+    const limit = this.settings.smallQueryRows;
+    if (!limit || !this.estimator || (this.queue.length === 0 && this.freeSlot() !== undefined)) return false;
+    return this.estimator(operation, args) <= limit;
+  }
+
+  /**
+   * The next query to start: the oldest, unless a small one waits and the oldest has not waited
+   * LARGE_QUERY_WAIT_MS (a small query behind a month of getStats would wait for all of it).
+   */
+  private next(): number {
+    const head = this.queue[0];
+    if (!head || head.small || performance.now() - head.received >= LARGE_QUERY_WAIT_MS) return 0;
+    const i = this.queue.findIndex((q) => q.small);
+    return i < 0 ? 0 : i;
+  }
+
+  /** Starts queued queries on free workers: small ones first, otherwise in arrival order. */
   private pump(): void {
     for (;;) {
-      const q = this.queue[0];
-      if (!q) return;
+      if (this.queue.length === 0) return;
       const slot = this.freeSlot();
       if (!slot) return;
-      this.queue.shift();
+      const q = this.queue.splice(this.next(), 1)[0]!;
       slot.query = q;
       q.running = true;
       q.call.slot = slot;

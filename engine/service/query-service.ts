@@ -3,6 +3,7 @@
  * done with their results run on the executor's workers; only the registry and table metadata
  * (info, identifiers) are answered here, from the partition metadata, without reading columns.
  */
+import { estimateRows } from './cost-estimate.js';
 import { randomUUID } from 'node:crypto';
 import type { AppInfo, ChartRequest, ConnectionInfo, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
@@ -29,6 +30,8 @@ export class QueryService {
     private readonly mode: 'electron' | 'browser',
   ) {
     this.meta = new AppService(engine, mode);
+    // small queries first: their rows estimated here from the partitions' metadata
+    executor.estimator = (operation, args) => estimateRows(engine, operation, args);
   }
 
   /** Opens the databases here (metadata) and starts the executor's workers over them. */

@@ -71,6 +71,7 @@ function print(r: FuzzReport): void {
   list('unplanned 5xx', r.unplanned5xx);
   list('errors naming neither argument nor part', r.unnamed);
   list('connections closed without an answer', r.dropped);
+  list("refused by Node's HTTP parser (not judged)", r.parser);
   console.log(`  correct getTicks alongside: ${r.probes.count}, slowest ${r.probes.slowestMs.toFixed(0)} ms (after ${r.probes.slowestAt || '-'}), ${r.probes.failed} failed`);
   console.log(`  gateway RSS: ${mib(r.memory.startRss)} MiB at the start, max ${mib(r.memory.maxRss)}, ${mib(r.memory.endRss)} at the end, peak (VmHWM) ${mib(r.memory.hwm)} MiB`);
   console.log(r.heap ? `  gateway heap after a forced GC: ${mib(r.heap.heapUsed)} MiB used of ${mib(r.heap.heapTotal)}` : '  gateway heap: not measured (the gateway has no POST /debug/gc test hook yet; RSS from /proc only)');

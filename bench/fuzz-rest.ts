@@ -128,7 +128,7 @@ export function restCase(w: World, seed: number, index: number): RestCase {
       ]);
       const ct = r.pick(['application/x-www-form-urlencoded', 'application/json', 'text/plain']);
       const tokenPath = new URL(w.tokenUrl).pathname;
-      return { id: `rest#${index}`, family, what: `token ${form.slice(0, 40)} as ${ct}`, req: { method: 'POST', path: tokenPath, headers: [['Content-Type', ct]], body: Buffer.from(form) }, names: /client|grant_type|Content-Type|secret|request|many/ };
+      return { id: `rest#${index}`, family, what: `token ${form.slice(0, 40)} as ${ct}`, req: { method: 'POST', path: tokenPath, headers: [['Content-Type', ct]], body: Buffer.from(form) }, names: /client|grant_type|Content-Type|secret|request|many|body/ };
     }
   }
 }

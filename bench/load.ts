@@ -1,116 +1,221 @@
 /**
  * npm run load: the gateway under load, as a script (not a timed test). Starts `tickscope gateway`
- * (the real CLI, default settings) in a child process on a demo database, then runs N concurrent REST
- * clients (default 50) issuing valid queries of every operation for S seconds (default 60), each
- * request awaited before the client's next. Reports throughput, p50/p99/max latency by operation,
- * every status, and the gateway process's RSS over the run (flat: the last sample within 10% of the
- * one after warm-up). Exits 1 on any error response or failed request.
+ * (the real CLI, default settings, node --expose-gc) in a child process on a demo database with a
+ * clients file of its own, then runs N concurrent REST clients (default 50) issuing valid queries of
+ * every operation, each request awaited before the client's next. Each client is an OAuth2 client of
+ * its own id: it renews its token before expiry and once on a 401; with --soak, clients also come and
+ * go (a client id leaves, another arrives). Reports throughput, p50/p99 by query, where the time of
+ * small queries goes (the gateway's `server-timing` header, when it sends one), every status, and
+ * memory: the heap after a forced GC at the end of warm-up and at the end (within 10%; needs the
+ * gateway's POST /debug/gc test hook), the RSS slope over the last two thirds of the run (least
+ * squares: no rise beyond noise), and the gateway's per-client maps back to their baseline once the
+ * clients have gone (the hook's counters). Without the hook it says so and judges RSS only.
+ * Exits 1 on any error response or failed request, and in a soak on a memory target missed.
  *
- *   npm run load -- [--clients 50] [--seconds 60] [--data .bench-data]
+ *   npm run load -- [--clients 50] [--seconds 60] [--soak MINUTES] [--data .bench-data]
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateDemo } from '../engine/demo/generate.js';
+import { Clients } from '../engine/gateway/clients.js';
+import { type GcReading, startGatewayChild } from './gateway-child.js';
 
-const { values } = parseArgs({ options: { clients: { type: 'string', default: '50' }, seconds: { type: 'string', default: '60' }, data: { type: 'string', default: '.bench-data' } } });
+const { values } = parseArgs({ options: { clients: { type: 'string', default: '50' }, seconds: { type: 'string', default: '60' }, soak: { type: 'string' }, data: { type: 'string', default: '.bench-data' } } });
 const clients = Number(values.clients);
-const seconds = Number(values.seconds);
+const soak = values.soak !== undefined;
+const seconds = soak ? Number(values.soak) * 60 : Number(values.seconds);
 if (!Number.isInteger(clients) || clients < 1 || !Number.isFinite(seconds) || seconds <= 0) {
-  console.error('usage: npm run load -- [--clients N] [--seconds S] [--data DIR]');
+  console.error('usage: npm run load -- [--clients N] [--seconds S] [--soak MINUTES] [--data DIR]');
   process.exit(2);
 }
-const dir = join(resolve(values.data), 'load-demo-5d-20i-200000t');
+const data = resolve(values.data);
+const dir = join(data, 'load-demo-5d-20i-200000t');
 if (!existsSync(dir)) {
   console.log(`generating the demo database for the load run in ${dir} ...`);
   generateDemo(dir, { seed: 1, days: 5, instruments: 20, tradesPerDay: 200_000 });
 }
 
-const cli = fileURLToPath(new URL('../bin/cli.cjs', import.meta.url));
-const child = spawn(process.execPath, [cli, 'gateway', '--db', dir, '--port', '0', '--ipc-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-let out = '';
-const started = await new Promise<{ base: string; tokenUrl: string; id: string; secret: string }>((resolveStart, reject) => {
-  child.on('exit', (code) => reject(new Error(`the gateway exited (${code}): ${out}`)));
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-    const base = /REST at (http:\/\/[^/]+)\//.exec(out)?.[1];
-    const tokenUrl = /tokens: POST (\S+)/.exec(out)?.[1];
-    const cred = /client_id (\S+)\s+client_secret (\S+)/.exec(out);
-    if (base && tokenUrl && cred) resolveStart({ base, tokenUrl, id: cred[1]!, secret: cred[2]! });
-  });
-});
-// the gateway's access log is not needed here: keep reading it so the pipe never fills
-child.stdout.removeAllListeners('data');
-child.stdout.resume();
-
-const tokenRes = await fetch(started.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: started.id, client_secret: started.secret }) });
-const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+// one client id per simulated client, and as many again for the ones that arrive in a soak
+const ids = soak ? clients * 2 : clients;
+const clientsFile = join(data, `load-clients-${ids}.json`);
+const secrets = new Map<string, string>();
+{
+  const file = Clients.load(clientsFile);
+  for (let k = 0; k < ids; k++) secrets.set(`load-${k}`, file.add(`load-${k}`, ['fsi.read', 'fsi.generate'], `load-secret-${k}-0123456789`));
+}
+// short-lived tokens, so every client renews several times in a run
+const tokenTtl = soak ? 120 : 45;
+const gw = await startGatewayChild({ db: dir, clientsFile, tokenTtlSeconds: tokenTtl, exposeGc: true, env: { TICKSCOPE_TEST_HOOKS: '1' } });
 
 const day = '2024.03.06';
-const QUERIES: ReadonlyArray<{ name: string; path: string; body: unknown }> = [
-  { name: 'getTicks 1 instrument 1 hour', path: 'fsi/getTicks', body: { table: 'Trade', startTS: `${day}D15:00`, endTS: `${day}D16:00`, idList: ['AAPL'], columns: ['price', 'volume'] } },
-  { name: 'getTicks quotes 10 min', path: 'fsi/getTicks', body: { table: 'Quote', startTS: `${day}D15:00`, endTS: `${day}D15:10`, idList: ['MSFT', 'VOD'] } },
-  { name: 'getStats 5-min vwap 1 day', path: 'fsi/getStats', body: { table: 'Trade', startTS: day, endTS: '2024.03.07', granularity: 5, granularityUnit: 'minute', analytics: ['vwap'] } },
-  { name: 'getStats per instrument all days', path: 'fsi/getStats', body: { table: 'Trade', startTS: '2024.03.01', endTS: '2024.03.31', analytics: ['vwap', 'tradeCount'] } },
-  { name: 'getOrderAnalyticSummary', path: 'fsi/getOrderAnalyticSummary', body: { table: 'OrderAnalytics', startTS: '2024.03.01', endTS: '2024.03.31', groupBy: ['algoStrategy'] } },
-  { name: 'getMeta', path: 'kxi/getMeta', body: {} },
+const QUERIES: ReadonlyArray<{ name: string; path: string; body: unknown; small: boolean }> = [
+  { name: 'getTicks 1 instrument 1 hour', path: 'fsi/getTicks', small: true, body: { table: 'Trade', startTS: `${day}D15:00`, endTS: `${day}D16:00`, idList: ['AAPL'], columns: ['price', 'volume'] } },
+  { name: 'getTicks quotes 10 min', path: 'fsi/getTicks', small: true, body: { table: 'Quote', startTS: `${day}D15:00`, endTS: `${day}D15:10`, idList: ['MSFT', 'VOD'] } },
+  { name: 'getStats 5-min vwap 1 day', path: 'fsi/getStats', small: false, body: { table: 'Trade', startTS: day, endTS: '2024.03.07', granularity: 5, granularityUnit: 'minute', analytics: ['vwap'] } },
+  { name: 'getStats per instrument all days', path: 'fsi/getStats', small: false, body: { table: 'Trade', startTS: '2024.03.01', endTS: '2024.03.31', analytics: ['vwap', 'tradeCount'] } },
+  { name: 'getOrderAnalyticSummary', path: 'fsi/getOrderAnalyticSummary', small: true, body: { table: 'OrderAnalytics', startTS: '2024.03.01', endTS: '2024.03.31', groupBy: ['algoStrategy'] } },
+  { name: 'getMeta', path: 'kxi/getMeta', small: true, body: {} },
 ];
 
-const pidRss = (): number => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-};
+/** An OAuth2 client of the client credentials grant: a token renewed before it expires and on a 401. */
+class OAuthClient {
+  token = '';
+  private expiresAt = 0;
+  renewals = 0;
+  constructor(
+    readonly id: string,
+    private readonly secret: string,
+  ) {}
+  /** A token valid for a while yet (renewed 30 s, or a third of its life, before it expires). */
+  async current(): Promise<string> {
+    if (!this.token || performance.now() > this.expiresAt) await this.renew();
+    return this.token;
+  }
+  /** A new token from the token endpoint. */
+  async renew(): Promise<void> {
+    const r = await fetch(gw.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.id, client_secret: this.secret }) });
+    const j = (await r.json()) as { access_token?: string; expires_in?: number; error_description?: string };
+    if (!j.access_token) throw new Error(`token endpoint ${r.status} for ${this.id}: ${j.error_description ?? ''}`);
+    const life = (j.expires_in ?? 300) * 1000;
+    this.token = j.access_token;
+    this.expiresAt = performance.now() + life - Math.min(30_000, life / 3);
+    this.renewals++;
+  }
+}
+
+const baseline = await gw.gc();
 const rss: Array<{ t: number; bytes: number }> = [];
 const t0 = performance.now();
-const sampler = setInterval(() => rss.push({ t: (performance.now() - t0) / 1000, bytes: pidRss() }), 1000);
+const sampler = setInterval(() => rss.push({ t: (performance.now() - t0) / 1000, bytes: gw.memory().rss }), 1000);
+const warmup = Math.max(10, seconds / 10);
+let heapWarm: GcReading | null = null;
+const warmTimer = setTimeout(() => void gw.gc().then((h) => (heapWarm = h)), warmup * 1000);
 
 const latencies = new Map<string, number[]>();
+const timing = new Map<string, number[]>();
 const statuses = new Map<number, number>();
 let failures = 0;
+let unauthorized = 0;
+let renewals = 0;
 const firstFailures: string[] = [];
+const fail = (what: string): void => {
+  failures++;
+  if (firstFailures.length < 5) firstFailures.push(what);
+};
 const end = t0 + seconds * 1000;
 let k = 0;
+let nextId = 0;
+/** One simulated client: a client id of its own; in a soak it leaves each minute and another arrives. */
 async function client(): Promise<void> {
+  let me: OAuthClient | null = null;
+  let since = 0;
   while (performance.now() < end) {
+    if (!me || (soak && performance.now() - since > 60_000)) {
+      if (me) renewals += me.renewals;
+      const id = `load-${nextId++ % ids}`;
+      me = new OAuthClient(id, secrets.get(id)!);
+      since = performance.now();
+    }
     const q = QUERIES[k++ % QUERIES.length]!;
     const s = performance.now();
     try {
-      const r = await fetch(`${started.base}/servicegateway/${q.path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(q.body) });
+      let r = await send(q, await me.current());
+      if (r.status === 401) {
+        // as an OAuth2 client does: one new token, one retry
+        unauthorized++;
+        await r.arrayBuffer();
+        await me.renew();
+        r = await send(q, me.token);
+      }
       const text = await r.text();
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status !== 200 || !text.startsWith('{"header":{"rc":0')) {
-        failures++;
-        if (firstFailures.length < 5) firstFailures.push(`${q.name}: ${r.status} ${text.slice(0, 200)}`);
-      }
+      if (r.status !== 200 || !text.startsWith('{"header":{"rc":0')) fail(`${q.name}: ${r.status} ${text.slice(0, 200)}`);
+      const st = r.headers.get('server-timing');
+      if (st && q.small) for (const [name, ms] of parseServerTiming(st)) (timing.get(name) ?? timing.set(name, []).get(name)!).push(ms);
     } catch (e) {
-      failures++;
-      if (firstFailures.length < 5) firstFailures.push(`${q.name}: ${(e as Error).message}`);
+      fail(`${q.name}: ${(e as Error).message}`);
     }
-    const list = latencies.get(q.name) ?? [];
-    list.push(performance.now() - s);
-    latencies.set(q.name, list);
+    (latencies.get(q.name) ?? latencies.set(q.name, []).get(q.name)!).push(performance.now() - s);
   }
+  if (me) renewals += me.renewals;
 }
-await Promise.all(Array.from({ length: clients }, () => client()));
-clearInterval(sampler);
-const elapsed = (performance.now() - t0) / 1000;
-child.kill('SIGTERM');
+const send = (q: (typeof QUERIES)[number], token: string): Promise<Response> =>
+  fetch(`${gw.base}/servicegateway/${q.path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(q.body) });
 
+await Promise.all(Array.from({ length: clients }, () => client()));
+const heapEnd = await gw.gc();
+clearInterval(sampler);
+clearTimeout(warmTimer);
+const elapsed = (performance.now() - t0) / 1000;
+// the clients have gone: the gateway's per-client state should be back where it started
+await new Promise((r) => setTimeout(r, 2000));
+const after = await gw.gc();
+const crashed = !gw.alive();
+await gw.stop();
+
+/** `queue;dur=1.2, exec;dur=3.4` as [name, ms] pairs. */
+function parseServerTiming(h: string): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (const part of h.split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.map((p) => /^\s*dur=([\d.]+)/.exec(p)?.[1]).find((x) => x !== undefined);
+    if (name && dur !== undefined) out.push([name, Number(dur)]);
+  }
+  return out;
+}
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 };
+/** Least-squares slope (bytes/s) of the samples, and the residuals' standard deviation. */
+function fit(xs: ReadonlyArray<{ t: number; bytes: number }>): { slope: number; sigma: number; mean: number } {
+  const n = xs.length;
+  const mt = xs.reduce((a, x) => a + x.t, 0) / n;
+  const mb = xs.reduce((a, x) => a + x.bytes, 0) / n;
+  const sxx = xs.reduce((a, x) => a + (x.t - mt) ** 2, 0);
+  const slope = sxx > 0 ? xs.reduce((a, x) => a + (x.t - mt) * (x.bytes - mb), 0) / sxx : 0;
+  const sigma = Math.sqrt(xs.reduce((a, x) => a + (x.bytes - mb - slope * (x.t - mt)) ** 2, 0) / Math.max(1, n - 2));
+  return { slope, sigma, mean: mb };
+}
+
 const all = [...latencies.values()].flat();
+const small = QUERIES.filter((q) => q.small).flatMap((q) => latencies.get(q.name) ?? []);
 const mib = (b: number): string => (b / 1048576).toFixed(1);
-const warm = rss.find((x) => x.t >= Math.min(10, seconds / 3)) ?? rss[0]!;
-const last = rss[rss.length - 1]!;
-const drift = (last.bytes - warm.bytes) / warm.bytes;
-console.log(`\nload: ${clients} REST clients for ${elapsed.toFixed(1)} s against tickscope gateway (default settings) on ${dir}`);
+const misses: string[] = [];
+console.log(`\nload: ${clients} REST clients (own client ids, tokens of ${tokenTtl} s renewed ahead and on 401${soak ? ', a client leaving and another arriving each minute' : ''}) for ${elapsed.toFixed(1)} s against tickscope gateway (default settings) on ${dir}`);
 console.log(`  ${all.length} requests, ${(all.length / elapsed).toFixed(1)}/s; latency p50 ${pct(all, 50).toFixed(1)} ms, p99 ${pct(all, 99).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
 for (const [name, xs] of latencies) console.log(`    ${name.padEnd(36)} ${String(xs.length).padStart(6)}  p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms  p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms`);
-console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} x${n}`).join(', ')}; errors ${failures}${failures ? `  FAILED\n    ${firstFailures.join('\n    ')}` : ''}`);
-console.log(`  gateway RSS: ${mib(warm.bytes)} MiB at ${warm.t.toFixed(0)} s, ${mib(last.bytes)} MiB at the end (${(drift * 100).toFixed(1)}%), max ${mib(Math.max(...rss.map((x) => x.bytes)))} MiB   target flat within 10%${Math.abs(drift) > 0.1 ? '  MISSED' : ''}`);
-writeFileSync(join(resolve(values.data), 'load-last.json'), JSON.stringify({ when: new Date().toISOString(), clients, seconds: elapsed, requests: all.length, failures, statuses: Object.fromEntries(statuses), p50: pct(all, 50), p99: pct(all, 99), rss }, null, 2));
-process.exitCode = failures > 0 ? 1 : 0;
+console.log(`  small queries: p50 ${pct(small, 50).toFixed(1)} ms, p99 ${pct(small, 99).toFixed(1)} ms`);
+if (timing.size) {
+  console.log('  where their time goes (server-timing):');
+  for (const [name, xs] of timing) console.log(`    ${name.padEnd(10)} p50 ${pct(xs, 50).toFixed(2).padStart(8)} ms  p99 ${pct(xs, 99).toFixed(2).padStart(8)} ms`);
+} else console.log('  where their time goes: not known (the gateway sends no server-timing header: queue, exec, render, auth)');
+console.log(`  tokens: ${renewals} issued, ${unauthorized} requests answered 401 and retried with a new token`);
+console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} x${n}`).join(', ')}; errors ${failures}${failures ? `  FAILED\n    ${firstFailures.join('\n    ')}` : ''}${crashed ? '; THE GATEWAY EXITED' : ''}`);
+
+// memory: RSS slope over the last two thirds, heap after a forced GC, per-client maps
+const tail = rss.filter((x) => x.t >= seconds / 3);
+if (tail.length >= 3) {
+  const { slope, sigma, mean } = fit(tail);
+  const rise = slope * (tail[tail.length - 1]!.t - tail[0]!.t);
+  const noise = Math.max(3 * sigma, 0.05 * mean);
+  const ok = rise <= noise;
+  if (!ok) misses.push('RSS rising');
+  console.log(`  gateway RSS over the last two thirds: mean ${mib(mean)} MiB, slope ${(slope / 1048576 * 60).toFixed(2)} MiB/min, a rise of ${mib(rise)} MiB against noise ${mib(noise)} MiB (3 sigma or 5%)  ${ok ? 'flat' : 'RISING'}; max ${mib(Math.max(...rss.map((x) => x.bytes)))} MiB`);
+}
+const hw = heapWarm as GcReading | null;
+if (hw && heapEnd) {
+  const drift = (heapEnd.heapUsed - hw.heapUsed) / hw.heapUsed;
+  if (Math.abs(drift) > 0.1) misses.push('heap drift');
+  console.log(`  gateway heap after a forced GC: ${mib(hw.heapUsed)} MiB after warm-up (${warmup.toFixed(0)} s), ${mib(heapEnd.heapUsed)} MiB at the end (${(drift * 100).toFixed(1)}%)   target within 10%${Math.abs(drift) > 0.1 ? '  MISSED' : ''}`);
+} else console.log('  gateway heap: not measured (the gateway has no POST /debug/gc test hook; TICKSCOPE_TEST_HOOKS=1 is asked for)');
+if (baseline?.perClient && after?.perClient) {
+  const grown = Object.entries(after.perClient).filter(([name, n]) => n > (baseline.perClient![name] ?? 0));
+  if (grown.length) misses.push('per-client maps');
+  console.log(`  per-client maps once the clients have gone: ${Object.entries(after.perClient).map(([name, n]) => `${name} ${n} (baseline ${baseline.perClient![name] ?? 0})`).join(', ')}${grown.length ? '  NOT BACK' : '  back to baseline'}`);
+} else console.log('  per-client maps: not measured (the test hook reports no perClient counters)');
+if (misses.length) console.log(`  memory targets missed: ${misses.join(', ')}${soak ? '' : ' (judged only with --soak)'}`);
+
+writeFileSync(join(data, 'load-last.json'), JSON.stringify({ when: new Date().toISOString(), clients, seconds: elapsed, soak, requests: all.length, failures, statuses: Object.fromEntries(statuses), p50: pct(all, 50), p99: pct(all, 99), smallP50: pct(small, 50), smallP99: pct(small, 99), serverTiming: Object.fromEntries([...timing].map(([n, xs]) => [n, { p50: pct(xs, 50), p99: pct(xs, 99) }])), heapWarm: hw, heapEnd, after, rss }, null, 2));
+process.exitCode = failures > 0 || crashed || (soak && misses.length > 0) ? 1 : 0;

@@ -51,7 +51,7 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** The limits (SPEC 10); default the service's process settings. */
   readonly limits?: Partial<ProcessSettings>;
-  /** More per-client maps for /debug/memory (the q IPC server's connections). */
+  /** More per-client maps for /debug/gc (the q IPC server's connections). */
   readonly extraMaps?: () => Record<string, number>;
 }
 
@@ -94,6 +94,24 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     exposeHeadRoutes: false,
     // stopping the gateway drops its connections (a slow reader would otherwise hold it open)
     forceCloseConnections: true,
+    // a request node's HTTP parser refuses (an unknown method, a malformed line or header) still gets
+    // an envelope naming the part at fault
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const code = err.code ?? '';
+      const part = code === 'HPE_INVALID_METHOD' ? 'method' : code.includes('HEADER') ? 'headers' : code === 'HPE_INVALID_URL' ? 'path' : 'request';
+      const e = new TickscopeError(code === 'HPE_HEADER_OVERFLOW' ? 'tooLarge' : 'badRequest', `${part}: not valid HTTP (${code || err.message}); expected POST /servicegateway/fsi/<operation> with JSON`);
+      const body = JSON.stringify(errorEnvelope(requestInfo('', randomUUID()), e));
+      socket.end(`HTTP/1.1 ${e.http} ${e.http === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
+    // the router's own refusals (a path that is not a valid URL) answer as every other error
+    frameworkErrors: (e: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) => {
+      req.ctx ??= { corr: randomUUID(), started: performance.now(), op: '', rows: 0 };
+      return fail(req, reply, new TickscopeError('badRequest', `path: ${quoteText(req.url.split('?')[0] ?? '', 120)} is not a valid URL (${e.code ?? e.message}); expected /servicegateway/fsi/<operation>`));
+    },
     ...(opts.tls ? { https: { cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key) } } : {}),
   }) as unknown as FastifyInstance;
   const scheme = opts.tls ? 'https' : 'http';
@@ -129,7 +147,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     return reply.code(err.http).type('application/json').send(errorEnvelope(requestInfo(api, req.ctx.corr), err));
   };
 
-  app.setNotFoundHandler((req, reply) => fail(req, reply, new TickscopeError('notFound', `${req.method} ${req.url.split('?')[0]}: no such path; operations are POST /servicegateway/fsi/<operation> (docs/gateway.md)`)));
+  app.setNotFoundHandler((req, reply) => fail(req, reply, new TickscopeError('notFound', `${req.method} ${quoteText(req.url.split('?')[0] ?? '', 120)}: no such path; operations are POST /servicegateway/fsi/<operation> (docs/gateway.md)`)));
   app.setErrorHandler((e: Error & { code?: string; statusCode?: number }, req, reply) => {
     if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, new TickscopeError('tooLarge', `body: larger than ${limits.maxBodyBytes} bytes (maxBodyBytes)`));
     if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -373,14 +391,14 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     app.route({ method: [...OTHER_METHODS], url: tokenPath, onRequest: notPost, handler: notPost });
   }
 
-  // the load script's view of memory (TICKSCOPE_DEBUG_HOOKS=1, loopback callers only): a forced GC
-  // when node runs with --expose-gc, the heap after it, and the per-client maps
-  if (process.env['TICKSCOPE_DEBUG_HOOKS'] === '1') {
-    app.post('/debug/memory', async (req, reply) => {
+  // the fuzzer's and the load script's view of memory (TICKSCOPE_TEST_HOOKS=1, loopback callers only):
+  // a forced GC when node runs with --expose-gc, the heap after it, and the per-client maps
+  if (process.env['TICKSCOPE_TEST_HOOKS'] === '1') {
+    app.post('/debug/gc', async (req, reply) => {
       if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(req.ip)) return reply.code(404).send();
-      const gc = (globalThis as { gc?: () => void }).gc;
-      gc?.();
-      return { gcForced: Boolean(gc), memory: process.memoryUsage(), maps: { ...clientMaps(), ...(opts.extraMaps?.() ?? {}) } };
+      (globalThis as { gc?: () => void }).gc?.();
+      const m = process.memoryUsage();
+      return { heapUsed: m.heapUsed, heapTotal: m.heapTotal, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers, perClient: { ...clientMaps(), ...(opts.extraMaps?.() ?? {}) } };
     });
   }
   app.addHook('onClose', async () => opts.clients.unwatch());

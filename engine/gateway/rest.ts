@@ -13,7 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGzip, gzip as gzipCallback } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { asTickscopeError, quoteText, TickscopeError } from '../core/errors.js';
 import type { ProcessSettings } from '../executor/settings.js';
@@ -34,6 +35,9 @@ export const FAILED_SECRETS_PER_MINUTE = 10;
 /** ... and one address, whatever the ids it tries. */
 export const FAILED_SECRETS_PER_ADDRESS_PER_MINUTE = 100;
 const ARROW = 'application/vnd.apache.arrow.stream';
+/** Answers up to this size are held whole and sent as one buffer; larger ones stream. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+const gzipAsync = promisify(gzipCallback);
 
 export interface GatewayOptions {
   readonly host: string;
@@ -264,11 +268,18 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     let stream: PassThrough | null = null;
     // where the time goes (Server-Timing): the token check, the queue, the query, then the rendering
     let running = 0;
-    let firstChunk = 0;
-    const start = (): PassThrough => {
-      firstChunk = performance.now();
+    const timing = (): void => {
+      if (reply.hasHeader('Server-Timing')) return;
+      const firstChunk = performance.now();
       const queue = running ? running - req.ctx.started - (req.ctx.authMs ?? 0) : 0;
       reply.header('Server-Timing', `auth;dur=${(req.ctx.authMs ?? 0).toFixed(2)}, queue;dur=${Math.max(0, queue).toFixed(2)}, exec;dur=${(running ? firstChunk - running : 0).toFixed(2)}`);
+    };
+    // a small answer is held whole and sent as one buffer: no stream machinery for what fits in a
+    // few packets (most answers), and a failure while it renders is still an error answer
+    const held: Uint8Array[] = [];
+    let heldBytes = 0;
+    const start = (): PassThrough => {
+      timing();
       stream = new PassThrough();
       // a client gone mid-response: the stream is dropped, nothing to report to anyone
       stream.on('error', () => undefined);
@@ -280,7 +291,16 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
         stream.pipe(z);
         void reply.send(z);
       } else void reply.send(stream);
+      for (const c of held.splice(0)) stream.write(c);
       return stream;
+    };
+    /** Sends the held answer whole (gzip'd off this thread when asked and worth it). */
+    const sendHeld = async (): Promise<FastifyReply> => {
+      timing();
+      const whole = Buffer.concat(held);
+      reply.code(200).header('x-tickscope-rc', '0').type(arrow ? ARROW : 'application/json');
+      if (gzip && whole.length >= 1024) return reply.header('Content-Encoding', 'gzip').send(await gzipAsync(whole));
+      return reply.send(whole);
     };
     // settles once the response has taken the chunk: a slow client holds back the worker's rendering
     // (one wait for the next drain, shared by every chunk written meanwhile)
@@ -292,6 +312,11 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
         arrowHeader = false;
         const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { rows?: number };
         reply.header('x-tickscope-rows', String(header.rows ?? 0));
+        return undefined;
+      }
+      if (!stream && heldBytes + bytes.byteLength <= SMALL_ANSWER_BYTES) {
+        held.push(bytes);
+        heldBytes += bytes.byteLength;
         return undefined;
       }
       const s = stream ?? start();
@@ -335,7 +360,8 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
       return fail(req, reply, r.error, api);
     }
     req.ctx.rows = r.answer.header.rows ?? 0;
-    (stream ?? start()).end();
+    if (!stream) return sendHeld();
+    (stream as PassThrough).end();
     return reply;
   }
 

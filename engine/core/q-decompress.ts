@@ -57,10 +57,11 @@ interface Unpacker {
 /** The decompressor's state over one block, checked claim first (nothing allocated for a bad one). */
 function unpacker(src: Uint8Array, expectedLength: number, maxLength: number): Unpacker {
   if (!Number.isSafeInteger(expectedLength) || expectedLength < 0) throw bad(`claims ${expectedLength} bytes unpacked; expected a length >= 0`);
-  if (expectedLength > maxLength) throw new TickscopeError('tooLarge', `compressed data: claims ${expectedLength} bytes unpacked; at most ${maxLength}`);
   if (expectedLength * GROUP_IN > src.length * GROUP_OUT) {
     throw bad(`claims ${expectedLength} bytes unpacked from ${src.length} compressed bytes; kdb+ compression gives at most ${Math.floor((src.length * GROUP_OUT) / GROUP_IN)} (2056 bytes per 17, ~121x)`);
   }
+  // an honest claim past the caller's limit
+  if (expectedLength > maxLength) throw new TickscopeError('tooLarge', `compressed data: claims ${expectedLength} bytes unpacked; at most ${maxLength}`);
   const dst = new Uint8Array(expectedLength);
   // last output position of each pair XOR; -1 until seen (a reference to an unseen pair is corrupt)
   const last = new Int32Array(256).fill(-1);

@@ -227,7 +227,7 @@ describe('the q IPC gateway against hostile messages', () => {
     for (let at = 0; at < big.length; at += 65536) {
       if (!r.socket.write(big.subarray(at, at + 65536))) await new Promise((resolve) => r.socket.once('drain', resolve));
     }
-    expect(errorText(await r.reply())).toBe(`57 q message at [1]: more than 1000000 values (maxJsonElements); send fewer or smaller arguments`);
+    expect(errorText(await r.reply())).toBe(`57 q message at [1]: more than 1000000 values (maxJsonElements; a temporal value counts 16); send fewer or smaller arguments`);
     // 100 lists deep
     const deep = Buffer.concat([...Array.from({ length: 100 }, () => Buffer.concat([Buffer.of(0, 0), le32(1)])), Buffer.of(0xff, 1)]);
     r.socket.write(message(opWith(deep)));

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { asTickscopeError, quoteText, showValue, TickscopeError } from '../../core/errors.js';
+import { asTickscopeError, quoteText, TickscopeError } from '../../core/errors.js';
 import type { ProcessSettings } from '../../executor/settings.js';
 import { operationByName } from '../../registry/operations.js';
 import type { QueryService } from '../../service/query-service.js';
@@ -27,7 +27,8 @@ import type { Clients, Scope } from '../clients.js';
 import { requestInfo, type RequestInfo } from '../envelope.js';
 import type { TokenVerifier } from '../tokens.js';
 import { decompressBody, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, QWriter } from './codec.js';
-import { decodeMessage, Q_NULL, QSymbol } from './decode.js';
+import { callOf } from './call.js';
+import { decodeMessage } from './decode.js';
 import { type Frame, FrameReader } from './framing.js';
 import { qErrorMessage, type QReply } from './result.js';
 import { FailureThrottle } from './throttle.js';
@@ -74,54 +75,6 @@ const MAX_QUEUED_MESSAGES = 256;
 const MAX_ERROR_TEXT = 1000;
 /** How long a connection closed for a framing error may take to send its last answer. */
 const CLOSE_GRACE_MS = 2000;
-
-const FORMS = 'send (op; args), (op; args; callback; opts) or (`gw; op; args; callback; opts), op a symbol or string such as `.fsi.getTicks and args a dictionary';
-
-const name = (x: unknown): string | null => (x instanceof QSymbol ? x.name : typeof x === 'string' ? x : null);
-
-interface Call {
-  readonly op: string;
-  readonly args: unknown;
-  readonly callback: string | null;
-  readonly timeoutMs: number | undefined;
-}
-
-/** The call a message asks for (or an error naming the accepted forms). */
-function callOf(msg: unknown): Call {
-  if (!Array.isArray(msg)) {
-    throw new TickscopeError('badRequest', typeof msg === 'string' || msg instanceof QSymbol ? `q message: q code is not evaluated here; ${FORMS}` : `q message: not a list; ${FORMS}`);
-  }
-  let items = msg;
-  if (items.length === 5) {
-    if (name(items[0]) !== 'gw') throw new TickscopeError('badRequest', `q message: a 5-item message starts with gw; ${FORMS}`);
-    items = items.slice(1);
-  }
-  if (items.length !== 2 && items.length !== 4) throw new TickscopeError('badRequest', `q message: a list of ${msg.length} items; ${FORMS}`);
-  const op = name(items[0]);
-  if (op === null) throw new TickscopeError('badRequest', `q message: the operation is not a symbol or string; ${FORMS}`);
-  // no operation has so long a name: refused here, quoted short
-  if (op.length > 100) throw new TickscopeError('unknownOperation', `operation: ${quoteText(op, 100)} is not an operation; ${FORMS}`);
-  const args = items[1] === Q_NULL ? {} : items[1];
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new TickscopeError('badRequest', `args: expected a dictionary of arguments such as \`table\`startTS!(\`Trade;2024.01.02D09:30)`);
-  let callback: string | null = null;
-  let timeoutMs: number | undefined;
-  if (items.length === 4) {
-    const cb = items[2];
-    if (cb !== Q_NULL && cb !== null) {
-      const n = name(cb);
-      if (n === null) throw new TickscopeError('badRequest', 'callback: expected a symbol (the function to call with the result) or `');
-      callback = n === '' ? null : n;
-    }
-    const opts = items[3];
-    if (opts !== Q_NULL && opts !== null && (typeof opts !== 'object' || Array.isArray(opts))) throw new TickscopeError('badRequest', 'opts: expected a dictionary such as (enlist `timeout)!enlist 5000');
-    const t = opts && typeof opts === 'object' ? (opts as Record<string, unknown>)['timeout'] : undefined;
-    if (t !== undefined && t !== null) {
-      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) throw new TickscopeError('badValue', `opts.timeout: ${showValue(t)} is not valid; expected milliseconds as a whole number`);
-      timeoutMs = t;
-    }
-  }
-  return { op, args, callback, timeoutMs };
-}
 
 /** A q error as a response message: its text starts with the ac. */
 function errorOnly(err: TickscopeError): Uint8Array {

@@ -14,10 +14,11 @@ import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
 import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
-import { decompress, MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { decompressBody, MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
 import { type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
+import { compressMessage } from '../helpers/q-compress.js';
 
 let db = '';
 let service: QueryService;
@@ -226,9 +227,9 @@ describe('the q IPC gateway with node-q', () => {
     w.vector(11, 1);
     w.symText('price');
     const plain = Buffer.from(w.message(MSG_SYNC));
-    const packed = compress(plain);
+    const packed = compressMessage(plain);
     expect(packed.length).toBeLessThan(plain.length);
-    expect(Buffer.from(decompress(packed)).subarray(8)).toEqual(plain.subarray(8));
+    expect(Buffer.from(await decompressBody(packed, 1 << 20))).toEqual(plain.subarray(8));
     const reply = await rawCall('reader', readerSecret, packed);
     expect(reply[8]).toBe(0); // a general list: (header; payload), not an error (-128)
     expect(reply.includes(Buffer.from('price\0'))).toBe(true);
@@ -250,48 +251,6 @@ describe('the q IPC gateway with node-q', () => {
     await close(next);
   });
 });
-
-/** kdb+ IPC compression of a whole message (header kept, flag set): the inverse of decompress, for the test. */
-function compress(msg: Buffer): Buffer {
-  const n = msg.length;
-  const out: number[] = [...msg.subarray(0, 8)];
-  out[2] = 1;
-  const size = Buffer.alloc(4);
-  size.writeInt32LE(n);
-  out.push(...size);
-  const aa = new Int32Array(256);
-  let s = 8;
-  let p = 8;
-  while (s < n) {
-    const flagAt = out.length;
-    out.push(0);
-    for (let bit = 1; bit < 256 && s < n; bit <<= 1) {
-      const h = s + 1 < n ? msg[s]! ^ msg[s + 1]! : -1;
-      const r = h >= 0 ? aa[h]! : 0;
-      let extra = -1;
-      if (r >= 8 && msg[r] === msg[s] && msg[r + 1] === msg[s + 1]) {
-        extra = 0;
-        while (extra < 255 && s + 2 + extra < n && msg[r + 2 + extra] === msg[s + 2 + extra]) extra++;
-      }
-      if (extra >= 0) {
-        out[flagAt]! |= bit;
-        out.push(h, extra);
-        s += 2;
-      } else {
-        out.push(msg[s]!);
-        s++;
-      }
-      while (p < s - 1) {
-        aa[msg[p]! ^ msg[p + 1]!] = p;
-        p++;
-      }
-      if (extra >= 0) p = s += extra;
-    }
-  }
-  const b = Buffer.from(out);
-  b.writeUInt32LE(b.length, 4);
-  return b;
-}
 
 /** Sends one message over a raw connection after the handshake; resolves with the whole reply message. */
 function rawCall(user: string, password: string, message: Buffer): Promise<Buffer> {

@@ -356,7 +356,9 @@ export const COMMANDS: readonly Command[] = [
       const service = await QueryService.start(dirs, await processSettings(values, false, true), 'browser');
       const external = jwks ? new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') : undefined;
       const log = (line: string): void => console.log(line);
+      let ipcMaps: (() => Record<string, number>) | null = null;
       const gw = await startGateway(service, {
+        extraMaps: () => ipcMaps?.() ?? {},
         host,
         port: intOption(values, 'port', 0) ?? 8080,
         realm,
@@ -368,6 +370,7 @@ export const COMMANDS: readonly Command[] = [
         log,
       });
       const ipc = await startQGateway(service, { host, port: intOption(values, 'ipc-port', 0) ?? 5010, clients, ...(external ? { external } : {}), ...(cert && key ? { tls: { cert, key } } : {}), log });
+      ipcMaps = () => ipc.clientMaps();
       console.log(`Tickscope gateway for ${service.databases.map((d) => d.name).join(', ')}: REST at ${gw.url}/servicegateway/fsi/<operation>, kdb+ IPC at ${host}:${ipc.port}${cert ? ' (TLS)' : ''} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
       if (gw.tokenUrl) console.log(`  tokens: POST ${gw.tokenUrl} (grant_type=client_credentials)`);
       else console.log(`  tokens: RS256 from ${iss} (keys ${jwks})`);

@@ -23,17 +23,14 @@ import { boundedBodies } from '../server/http-input.js';
 import type { QueryService } from '../service/query-service.js';
 import { type Clients, type Scope } from './clients.js';
 import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from './envelope.js';
-import { Throttle } from './throttle.js';
+import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, Throttle } from './throttle.js';
 import { OwnIssuer, type TokenCheck, type TokenVerifier } from './tokens.js';
 
 /** Token requests one client id, and one address, may make per minute. */
 export const TOKEN_REQUESTS_PER_MINUTE = 30;
 /** Token requests one address may make per minute, whatever the client ids (many clients may share a host). */
 export const TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE = 600;
-/** Failed secrets one client id may give per minute before its attempts are refused. */
-export const FAILED_SECRETS_PER_MINUTE = 10;
-/** ... and one address, whatever the ids it tries. */
-export const FAILED_SECRETS_PER_ADDRESS_PER_MINUTE = 100;
+export { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE } from './throttle.js';
 const ARROW = 'application/vnd.apache.arrow.stream';
 /** Answers up to this size are held whole and sent as one buffer; larger ones stream. */
 const SMALL_ANSWER_BYTES = 64 * 1024;

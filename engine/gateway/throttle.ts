@@ -5,6 +5,11 @@
  * capped, so a stream of made-up ids or addresses cannot grow it without bound.
  */
 
+/** Failed secrets (token requests, q handshakes) one client id may give per minute before its attempts are refused. */
+export const FAILED_SECRETS_PER_MINUTE = 10;
+/** ... and one address, whatever the ids it tries (many clients may share a host). */
+export const FAILED_SECRETS_PER_ADDRESS_PER_MINUTE = 100;
+
 export interface ThrottleVerdict {
   readonly ok: boolean;
   /** Seconds until the key's window ends (for Retry-After). */

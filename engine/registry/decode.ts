@@ -3,7 +3,7 @@
  * that name the argument, the value and the expected forms. An unknown argument is an error; an
  * implemented-later argument answers "not supported yet" naming it.
  */
-import { argError, TickscopeError } from '../core/errors.js';
+import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
@@ -218,7 +218,7 @@ export class DecodedArgs {
 /** Decodes a call's arguments against an operation's declaration. */
 export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
   if (!isRecord(raw)) {
-    throw new TickscopeError('badRequest', `arguments: ${JSON.stringify(raw)} is not an object; expected {"table": ..., ...}`);
+    throw new TickscopeError('badRequest', `arguments: ${showValue(raw)} is not an object; expected {"table": ..., ...}`);
   }
   const specs = new Map(op.args.map((a) => [a.name, a]));
   const values = new Map<string, unknown>();
@@ -227,7 +227,7 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
     if (!spec) {
       throw new TickscopeError(
         'unknownArgument',
-        `${name}: is not an argument of ${op.name}; expected one of ${op.args.map((a) => a.name).join(', ')}`,
+        `${/^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : quoteText(name)}: is not an argument of ${op.name}; expected one of ${op.args.map((a) => a.name).join(', ')}`,
       );
     }
     if (value === null || value === undefined) continue;
@@ -237,7 +237,7 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
     if (implemented && !op.supported.includes(name) && !isDefault(spec, decoded)) {
       throw new TickscopeError(
         'notSupported',
-        `${name}: not supported yet in ${op.name} (value ${JSON.stringify(value)}); supported so far: ${op.supported.join(', ') || 'none'}`,
+        `${name}: not supported yet in ${op.name} (value ${showValue(value)}); supported so far: ${op.supported.join(', ') || 'none'}`,
       );
     }
     values.set(name, decoded);

@@ -31,7 +31,8 @@ import { callOf } from './call.js';
 import { decodeMessage } from './decode.js';
 import { type Frame, FrameReader } from './framing.js';
 import { qErrorMessage, type QReply } from './result.js';
-import { FailureThrottle } from './throttle.js';
+import { listenError } from '../rest.js';
+import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, Throttle } from '../throttle.js';
 
 /** The gateway's limits: the process settings it reads (SPEC 10) and its own. */
 export interface QLimits extends Pick<ProcessSettings, 'maxJsonDepth' | 'maxJsonElements' | 'maxQMessageBytes' | 'qHandshakeTimeoutMs' | 'qIdleTimeoutMs' | 'writeStallMs' | 'maxQSocketsPerClient'> {
@@ -39,8 +40,10 @@ export interface QLimits extends Pick<ProcessSettings, 'maxJsonDepth' | 'maxJson
   readonly maxHandshakeBytes: number;
   /** Connections of one address still in their handshake; past it a new one is closed at once. */
   readonly maxPendingHandshakesPerAddress: number;
-  /** Failed handshakes of one client id, or of one address, within failureWindowMs; past it refused until the window ends. */
+  /** Failed handshakes of one client id within failureWindowMs; past it refused until the window ends. */
   readonly maxFailedHandshakes: number;
+  /** ... and of one address, whatever the ids it tries (many clients may share a host). */
+  readonly maxFailedHandshakesPerAddress: number;
   readonly failureWindowMs: number;
 }
 
@@ -61,6 +64,8 @@ export interface RunningQGateway {
   readonly server: Server;
   /** The limits in force. */
   readonly limits: QLimits;
+  /** Sizes of the per-client maps (the load script checks they go back down). */
+  clientMaps(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -98,6 +103,9 @@ class Counts {
   get(key: string): number {
     return this.map.get(key) ?? 0;
   }
+  get size(): number {
+    return this.map.size;
+  }
   add(key: string, by: number): void {
     const n = this.get(key) + by;
     if (n > 0) this.map.set(key, n);
@@ -117,15 +125,32 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
     writeStallMs: s.writeStallMs,
     maxQSocketsPerClient: s.maxQSocketsPerClient,
     maxHandshakeBytes: opts.external ? HANDSHAKE_BYTES_EXTERNAL : HANDSHAKE_BYTES,
-    maxPendingHandshakesPerAddress: 64,
-    maxFailedHandshakes: 10,
+    // many clients may share a host (loopback, a NAT): generous, as the handshake timeout already bounds how long each is held
+    maxPendingHandshakesPerAddress: 4096,
+    maxFailedHandshakes: FAILED_SECRETS_PER_MINUTE,
+    maxFailedHandshakesPerAddress: FAILED_SECRETS_PER_ADDRESS_PER_MINUTE,
     failureWindowMs: 60_000,
     ...opts.limits,
   };
   const sockets = new Set<Socket>();
   const pendingByAddress = new Counts();
   const socketsByClient = new Counts();
-  const throttle = new FailureThrottle(limits.maxFailedHandshakes, limits.failureWindowMs);
+  // the REST gateway's per-client minute (SPEC 10 maxRequestsPerClientPerMinute), counted here for q
+  const perMinute = new Throttle(s.maxRequestsPerClientPerMinute);
+  // a client removed from the clients file loses its open connections at once
+  const bySubject = new Map<string, Set<Socket>>();
+  const stopWatching = opts.external ? () => undefined : opts.clients.onRemoved((ids) => {
+    for (const id of ids) {
+      for (const sock of bySubject.get(id) ?? []) {
+        log(`q connection closed: client ${quoteText(id)} was removed from the clients file`);
+        sock.destroy();
+      }
+    }
+  });
+  if (!opts.external) opts.clients.watch();
+  // the same limits as the REST token endpoint's failed secrets (rest.ts)
+  const failedById = new Throttle(limits.maxFailedHandshakes, limits.failureWindowMs, 10_000);
+  const failedByAddress = new Throttle(limits.maxFailedHandshakesPerAddress, limits.failureWindowMs, 10_000);
   const log = (line: string): void => {
     try {
       opts.log?.(`${new Date().toISOString()} ${line}`);
@@ -185,7 +210,12 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
       clearTimeout(handshakeTimer);
       clearTimeout(idleTimer);
       unpend();
-      if (clientCounted) socketsByClient.add(subject, -1);
+      if (clientCounted) {
+        socketsByClient.add(subject, -1);
+        const mine = bySubject.get(subject);
+        mine?.delete(socket);
+        if (mine?.size === 0) bySubject.delete(subject);
+      }
       clientCounted = false;
       queue.length = 0;
       for (const id of running) service.executor.cancel(id);
@@ -264,6 +294,8 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
         const call = callOf(decodeMessage(body, limits));
         op = call.op;
         if (type === MSG_ASYNC) reply = call.callback ? { kind: 'async', callback: call.callback } : { kind: 'async' }; // no callback: runs, answers nothing
+        const minute = perMinute.hit(subject);
+        if (!minute.ok) throw new TickscopeError('rateLimited', `client ${quoteText(subject, 64)}: more than ${s.maxRequestsPerClientPerMinute} requests this minute (maxRequestsPerClientPerMinute); retry in ${minute.retryAfterS} s`);
         const spec = operationByName(call.op);
         const scope: Scope = spec.name === 'generateOrderAnalytics' ? 'fsi.generate' : 'fsi.read';
         if (!scopes.includes(scope)) throw new TickscopeError('forbidden', `the client's scopes (${scopes.join(', ') || 'none'}) lack ${scope}, which ${spec.name} needs`);
@@ -347,10 +379,11 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
       const password = at >= 0 ? text.slice(at + 1) : '';
       const idKey = `id:${user}`;
       const addressKey = `address:${address}`;
-      const wait = Math.max(throttle.blockedFor(idKey), throttle.blockedFor(addressKey));
-      if (wait > 0) {
+      const refused = [failedById.check(idKey), failedByAddress.check(addressKey)].filter((v) => !v.ok);
+      const wait = Math.max(0, ...refused.map((v) => v.retryAfterS * 1000));
+      if (refused.length > 0) {
         // as kdb+ answers a bad handshake: the connection closes; the secret is not even checked
-        log(`q handshake refused for ${quoteText(user)} from ${address}: more than ${limits.maxFailedHandshakes} failed handshakes of this client id or address within ${limits.failureWindowMs / 1000} s; refused for ${Math.ceil(wait / 1000)} s more`);
+        log(`q handshake refused for ${quoteText(user)} from ${address}: more than ${limits.maxFailedHandshakes} failed handshakes of this client id (or ${limits.maxFailedHandshakesPerAddress} of this address) within ${limits.failureWindowMs / 1000} s; refused for ${Math.ceil(wait / 1000)} s more`);
         socket.destroy();
         return;
       }
@@ -366,8 +399,8 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
           subject = client.id;
         }
       } catch (e) {
-        throttle.fail(idKey);
-        throttle.fail(addressKey);
+        failedById.hit(idKey);
+        failedByAddress.hit(addressKey);
         // as kdb+ does: a refused handshake closes the connection (the client reports "access")
         log(`q handshake refused for ${quoteText(user)} from ${address}: ${asTickscopeError(e).message}`);
         socket.destroy();
@@ -380,6 +413,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
         return;
       }
       socketsByClient.add(subject, 1);
+      (bySubject.get(subject) ?? bySubject.set(subject, new Set()).get(subject)!).add(socket);
       clientCounted = true;
       clearTimeout(handshakeTimer);
       unpend();
@@ -436,7 +470,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
     ? createTlsServer({ cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key), handshakeTimeout: limits.qHandshakeTimeoutMs }, onConnection)
     : createTcpServer(onConnection);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e) => reject(listenError(e, opts.host, opts.port, '--ipc-port')));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address();
@@ -444,9 +478,11 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
     port: typeof addr === 'object' && addr ? addr.port : opts.port,
     server,
     limits,
+    clientMaps: () => ({ qSockets: sockets.size, qClients: bySubject.size, qPendingAddresses: pendingByAddress.size, qFailedById: failedById.size, qFailedByAddress: failedByAddress.size, qRequestsPerMinute: perMinute.size }),
     // stopping drops the clients (server.close alone waits for every connection to end)
     close: () =>
       new Promise<void>((resolve) => {
+        stopWatching();
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),

@@ -11,6 +11,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
+import { checkRead, checkWholeChunks, SUM_CHUNK, sumsOf } from './checksums.js';
 
 /** Bytes per chunk: ~1 ms of copying, large beside an atomic add. */
 const CHUNK = 1 << 20;
@@ -33,6 +34,8 @@ export interface ReadJob {
   readonly byteOffset: number;
   readonly length: number;
   readonly ctrl: SharedArrayBuffer;
+  /** The file's chunk checksums over the range (checksums.ts), when it has them: each thread checks the chunks of the pieces it reads. */
+  readonly sums?: { readonly bytes: number; readonly first: number; readonly crcs: Uint32Array };
 }
 
 /** Whoever sends read jobs to helper threads (each helper gets each job). */
@@ -56,24 +59,37 @@ export function readsInParallel(into: Uint8Array): boolean {
   return helpers !== undefined && into.length >= PARALLEL_MIN && into.buffer instanceof SharedArrayBuffer;
 }
 
-/** Reads `into.length` bytes at `position` of an open file (`path`, for the error when it ends early) into `into`, on this thread. */
+/**
+ * Reads `into.length` bytes at `position` of an open file (`path`, for the error when it ends early)
+ * into `into`, on this thread, and checks the chunks it touches against the file's checksums (a
+ * damaged file is badDatabase naming it).
+ */
 export function readExactly(fd: number, into: Uint8Array, position: number, path: string): void {
   for (let off = 0; off < into.length; ) {
     const n = readSync(fd, into, off, into.length - off, position + off);
-    if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early`);
+    if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early (at byte ${position + off}); the file is damaged`);
     off += n;
   }
+  checkRead(fd, path, into, position);
 }
 
-/** Reads chunk k of a job's range through `fd` into `into`; false at the file's end. */
-function readChunk(fd: number, into: Uint8Array, position: number, k: number): boolean {
+/** Reads chunk k of a job's range through `fd` into `into`; false at the file's end or when a checksum of a chunk within it does not match. */
+function readChunk(fd: number, into: Uint8Array, position: number, k: number, sums: ReadJob['sums']): boolean {
+  const start = k * CHUNK;
   const end = Math.min(into.length, (k + 1) * CHUNK);
-  for (let off = k * CHUNK; off < end; ) {
+  for (let off = start; off < end; ) {
     const n = readSync(fd, into, off, end - off, position + off);
     if (n === 0) return false;
     off += n;
   }
-  return true;
+  return !sums || checkWholeChunks(into.subarray(start, end), position + start, sums.bytes, sums.crcs, sums.first);
+}
+
+/** Whether checksum chunk `c` of the file lies within one piece of a read of `length` bytes at `position` (checked by whoever read that piece). */
+function inOnePiece(c: number, position: number, length: number, bytes: number): boolean {
+  const a = c * SUM_CHUNK - position;
+  const b = Math.min(bytes, (c + 1) * SUM_CHUNK) - position;
+  return a >= 0 && b <= length && Math.floor(a / CHUNK) === Math.floor((b - 1) / CHUNK);
 }
 
 /**
@@ -85,12 +101,18 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
   const chunks = Math.ceil(into.length / CHUNK);
   const ctrl = new Int32Array(new SharedArrayBuffer(12));
   let mine = 0;
-  helpers!({ kind: 'read', path, position, buffer: into.buffer as SharedArrayBuffer, byteOffset: into.byteOffset, length: into.length, ctrl: ctrl.buffer as SharedArrayBuffer });
+  const fileSums = sumsOf(path);
+  let sums: ReadJob['sums'];
+  if (fileSums) {
+    const first = Math.floor(position / SUM_CHUNK);
+    sums = { bytes: fileSums.bytes, first, crcs: fileSums.crcs.slice(first, Math.ceil((position + into.length) / SUM_CHUNK)) };
+  }
+  helpers!({ kind: 'read', path, position, buffer: into.buffer as SharedArrayBuffer, byteOffset: into.byteOffset, length: into.length, ctrl: ctrl.buffer as SharedArrayBuffer, ...(sums ? { sums } : {}) });
   for (;;) {
     const k = Atomics.add(ctrl, NEXT, 1);
     if (k >= chunks) break;
-    if (!readChunk(fd, into, position, k)) {
-      Atomics.store(ctrl, NEXT, chunks); // the file ends early: stop the helpers and say so
+    if (!readChunk(fd, into, position, k, sums)) {
+      Atomics.store(ctrl, NEXT, chunks); // the file ends early or is damaged: stop the helpers, read it again here and say which
       sequential();
       return;
     }
@@ -102,6 +124,8 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
     const done = Atomics.load(ctrl, DONE);
     if (done >= chunks) {
       helped += chunks - mine;
+      // the checksum chunks cut by a piece's edge (a range not starting on a chunk) are checked here
+      if (fileSums) checkRead(fd, path, into, position, (c) => inOnePiece(c, position, into.length, fileSums.bytes));
       return;
     }
     if (Atomics.load(ctrl, FAILED) !== 0 || (Atomics.wait(ctrl, DONE, done, SILENT_MS) === 'timed-out' && Atomics.load(ctrl, DONE) === done)) {
@@ -123,7 +147,7 @@ export function readJob(job: ReadJob): void {
     for (;;) {
       const k = Atomics.add(ctrl, NEXT, 1);
       if (k >= chunks) break;
-      if (!readChunk(fd, into, job.position, k)) throw new Error(`${job.path}: file ends early`);
+      if (!readChunk(fd, into, job.position, k, job.sums)) throw new Error(`${job.path}: file ends early or is damaged`);
       Atomics.add(ctrl, DONE, 1);
       Atomics.notify(ctrl, DONE);
     }

@@ -5,8 +5,10 @@
  * whole file could not be checked by them: each file is cut into chunks of SUM_CHUNK bytes and each
  * chunk has its CRC-32 (zlib's, native: ~5 GB/s here). A read checks the chunks it touches: those it
  * holds whole from its own bytes, the one or two it holds in part by reading them whole into a
- * scratch buffer. A thread remembers the chunks it has checked (files never change once written), so
- * a file read in 64-row blocks has each chunk checked once, not once per block.
+ * scratch buffer. The chunks checked are remembered (files never change once written), so a file read
+ * in 64-row blocks has each chunk checked once, not once per block; the bitmap is shared memory, handed
+ * to the helper threads that fill a streamed result's batches (shareSums), so that one check serves
+ * every thread.
  *
  * One sidecar per partition folder, `_sums.crc32`, written with the folder (before the manifest names
  * it, so it is as atomic as the folder):
@@ -39,8 +41,8 @@ export interface FileSums {
   readonly bytes: number;
   /** CRC-32 per chunk. */
   readonly crcs: Uint32Array;
-  /** Chunks this thread has checked (a bit each). */
-  readonly checked: Uint32Array;
+  /** Chunks checked (a bit each; shared memory, set with Atomics). */
+  readonly checked: Int32Array;
 }
 
 /** The checksums of one folder, by file name. */
@@ -152,7 +154,7 @@ export function decodeSums(dir: string, bytes: Uint8Array): FolderSums {
   for (const [name, [size, first]] of Object.entries(header.files ?? {})) {
     const n = Math.ceil(size / SUM_CHUNK);
     if (!(first >= 0 && first + n <= total)) throw damaged(path, `its entry for ${name} points past its end`);
-    files.set(name, { path: join(dir, name), bytes: size, crcs: all.subarray(first, first + n), checked: new Uint32Array(Math.ceil(n / 32)) });
+    files.set(name, { path: join(dir, name), bytes: size, crcs: all.subarray(first, first + n), checked: new Int32Array(new SharedArrayBuffer(4 * Math.ceil(n / 32 + 1))) });
   }
   return new FolderSums(dir, files);
 }
@@ -186,14 +188,27 @@ export function loadFolderSums(dir: string): FolderSums | undefined {
   return sums;
 }
 
+/** Files whose checksums another thread handed to this one (shareSums), by path. */
+const sharedFiles = new Map<string, FileSums>();
+
 /** Forgets what this thread knows of the folders under `root` (a database opened, maybe made again at the same path). */
 export function forgetSums(root: string): void {
   const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
   for (const dir of [...known.keys()]) if (dir.startsWith(prefix)) known.delete(dir);
+  for (const path of [...sharedFiles.keys()]) if (path.startsWith(prefix)) sharedFiles.delete(path);
+}
+
+/** Takes checksums handed over by another thread (its checked bitmap shared): this thread's reads of the file check and mark the same chunks. */
+export function adoptSums(sums: FileSums): void {
+  sharedFiles.delete(sums.path);
+  sharedFiles.set(sums.path, sums);
+  if (sharedFiles.size > KNOWN_MAX) sharedFiles.delete(sharedFiles.keys().next().value!);
 }
 
 /** The checksums of a file, when its folder has them (loaded on first use on this thread). */
 export function sumsOf(path: string): FileSums | undefined {
+  const shared = sharedFiles.get(path);
+  if (shared) return shared;
   const slash = path.lastIndexOf(sep);
   const dir = path.slice(0, slash);
   let folder = known.get(dir);
@@ -230,7 +245,7 @@ export function checkRead(fd: number, path: string, into: Uint8Array, position: 
   const last = Math.floor((end - 1) / SUM_CHUNK);
   const { crcs, checked } = sums;
   for (let k = first; k <= last; k++) {
-    if ((checked[k >> 5]! & (1 << (k & 31))) !== 0 || skip?.(k)) continue;
+    if ((checked[k >> 5]! & (1 << (k & 31))) !== 0 || skip?.(k)) continue; // a plain load: at worst a chunk is checked twice
     if (k >= crcs.length) throw damaged(path, `bytes from ${k * SUM_CHUNK} on were not written (it was written with ${sums.bytes} bytes)`);
     const cs = k * SUM_CHUNK;
     const ce = Math.min(sums.bytes, cs + SUM_CHUNK);
@@ -248,9 +263,25 @@ export function checkRead(fd: number, path: string, into: Uint8Array, position: 
       crc = crc32(piece);
     }
     if (crc !== crcs[k]) throw damaged(path, `checksum mismatch in bytes ${cs}..${ce} (chunk ${k + 1} of ${crcs.length})`);
-    checked[k >> 5]! |= 1 << (k & 31);
+    Atomics.or(checked, k >> 5, 1 << (k & 31));
   }
 }
+
+/** Whether every chunk bytes [position, end) touch is checked already. */
+export function allChecked(sums: FileSums, position: number, end: number): boolean {
+  const { checked } = sums;
+  for (let k = Math.floor(position / SUM_CHUNK), last = Math.floor((end - 1) / SUM_CHUNK); k <= last; k++) {
+    if ((checked[k >> 5]! & (1 << (k & 31))) === 0) return false;
+  }
+  return true;
+}
+
+/** A buffer of at least `bytes` this thread reuses for reads widened to whole chunks. */
+export function scratchOf(bytes: number): Uint8Array {
+  if (wide.length < bytes) wide = new Uint8Array(Math.max(bytes, 2 * wide.length));
+  return wide.subarray(0, bytes);
+}
+let wide = new Uint8Array(4 * SUM_CHUNK);
 
 /**
  * Checks the chunks lying wholly within bytes [position, position + into.length) of the file, whose

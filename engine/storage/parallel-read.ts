@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
-import { checkRead, checkWholeChunks, SUM_CHUNK, sumsOf } from './checksums.js';
+import { adoptSums, allChecked, checkRead, checkWholeChunks, type FileSums, scratchOf, SUM_CHUNK, sumsOf } from './checksums.js';
 
 /** Bytes per chunk: ~1 ms of copying, large beside an atomic add. */
 const CHUNK = 1 << 20;
@@ -36,6 +36,8 @@ export interface ReadJob {
   readonly ctrl: SharedArrayBuffer;
   /** The file's chunk checksums over the range (checksums.ts), when it has them: each thread checks the chunks of the pieces it reads. */
   readonly sums?: { readonly bytes: number; readonly first: number; readonly crcs: Uint32Array };
+  /** Checksums (with their shared checked bitmap) of files this thread's later work reads (a streamed result's columns); no range to read. */
+  readonly share?: FileSums;
 }
 
 /** Whoever sends read jobs to helper threads (each helper gets each job). */
@@ -65,13 +67,46 @@ export function readsInParallel(into: Uint8Array): boolean {
  * damaged file is badDatabase naming it).
  */
 export function readExactly(fd: number, into: Uint8Array, position: number, path: string): void {
+  const sums = into.length > 0 ? sumsOf(path) : undefined;
+  const end = position + into.length;
+  if (!sums || allChecked(sums, position, end)) return readRaw(fd, into, position, path);
+  // a small read cut from chunks not checked yet (a streamed batch's 64-row blocks): read the whole
+  // chunks once, check them, and take the bytes asked for from there, rather than read them twice
+  const a = Math.floor(position / SUM_CHUNK) * SUM_CHUNK;
+  const b = Math.min(sums.bytes, Math.ceil(end / SUM_CHUNK) * SUM_CHUNK);
+  if (into.length >= WIDEN_MAX || end > b || (a === position && b === end)) {
+    readRaw(fd, into, position, path);
+    checkRead(fd, path, into, position);
+    return;
+  }
+  const span = scratchOf(b - a);
+  readRaw(fd, span, a, path);
+  checkRead(fd, path, span, a);
+  into.set(span.subarray(position - a, end - a));
+}
+
+/** Reads at most this many bytes widened to whole chunks; a larger read checks its edge chunks by reading them again (checkRead). */
+const WIDEN_MAX = 1 << 18;
+
+function readRaw(fd: number, into: Uint8Array, position: number, path: string): void {
   for (let off = 0; off < into.length; ) {
     const n = readSync(fd, into, off, into.length - off, position + off);
     if (n === 0) throw new TickscopeError('badDatabase', `${path}: file ends early (at byte ${position + off}); the file is damaged`);
     off += n;
   }
-  checkRead(fd, path, into, position);
 }
+
+/**
+ * Hands the checksums of a file (their checked bitmap in shared memory) to this thread's helpers, when
+ * it has some: a streamed result's batches read the file on them, and a chunk one thread checked is
+ * not checked again by another. Messages to a helper arrive in order, so it has them before any batch.
+ */
+export function shareSums(path: string): void {
+  const sums = helpers && sumsOf(path);
+  if (!sums) return;
+  helpers!({ kind: 'read', path, position: 0, buffer: EMPTY, byteOffset: 0, length: 0, ctrl: EMPTY, share: { path: sums.path, bytes: sums.bytes, crcs: sums.crcs.slice(), checked: sums.checked } });
+}
+const EMPTY = new SharedArrayBuffer(0);
 
 /** Reads chunk k of a job's range through `fd` into `into`; false at the file's end or when a checksum of a chunk within it does not match. */
 function readChunk(fd: number, into: Uint8Array, position: number, k: number, sums: ReadJob['sums']): boolean {
@@ -137,6 +172,7 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
 
 /** The helper's side: takes chunks of the job until none is left. */
 export function readJob(job: ReadJob): void {
+  if (job.share) return adoptSums(job.share);
   const ctrl = new Int32Array(job.ctrl);
   const chunks = Math.ceil(job.length / CHUNK);
   if (Atomics.load(ctrl, NEXT) >= chunks) return; // the caller was done before this helper came

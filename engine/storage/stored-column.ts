@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
-import { readExactly, readParallel, readsInParallel } from './parallel-read.js';
+import { readExactly, readParallel, readsInParallel, shareSums } from './parallel-read.js';
 import { checkSize, damagedFile, SUM_CHUNK, sumsOf } from './checksums.js';
 import { checkCodes, checkOffsets, checkOffsetsBlock } from './structure.js';
 import type { ColumnDef, DeferredColumn } from '../core/table.js';
@@ -459,6 +459,7 @@ export class StoredColumn {
       throw damagedFile(path, `${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
     }
     checkSize(path, size);
+    shareSums(path);
     return { column: this.column!, file: { fd, path, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
   }
 

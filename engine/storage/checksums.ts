@@ -31,7 +31,11 @@ import { TickscopeError } from '../core/errors.js';
 
 /** The sidecar of a partition folder. */
 export const SUMS_FILE = '_sums.crc32';
-/** Bytes per checksummed chunk: a row block of an 8-byte column (shared-store.ts ROW_BLOCK), 2 of a 4-byte one. */
+/**
+ * Bytes per checksummed chunk this release writes: a row block of an 8-byte column (shared-store.ts
+ * ROW_BLOCK), 2 of a 4-byte one. Readers take the size the sidecar names (a power of two from 1 KiB
+ * to 1 MiB), so a later release may choose another.
+ */
 export const SUM_CHUNK = 8192;
 const MAGIC = 0x4d555354; // "TSUM" read as a little-endian uint32
 
@@ -39,6 +43,8 @@ const MAGIC = 0x4d555354; // "TSUM" read as a little-endian uint32
 export interface FileSums {
   readonly path: string;
   readonly bytes: number;
+  /** Bytes per chunk. */
+  readonly chunk: number;
   /** CRC-32 per chunk. */
   readonly crcs: Uint32Array;
   /** Chunks checked (a bit each; shared memory, set with Atomics). */
@@ -146,15 +152,18 @@ export function decodeSums(dir: string, bytes: Uint8Array): FolderSums {
   } catch (e) {
     throw damaged(path, `its header is not JSON (${(e as Error).message})`);
   }
-  if (header.chunkBytes !== SUM_CHUNK) throw new TickscopeError('badDatabase', `${path}: chunks of ${String(header.chunkBytes)} bytes; this release reads ${SUM_CHUNK}`);
+  const chunk = header.chunkBytes;
+  if (typeof chunk !== 'number' || chunk < 1024 || chunk > 1 << 20 || (chunk & (chunk - 1)) !== 0) {
+    throw new TickscopeError('badDatabase', `${path}: chunks of ${String(chunk)} bytes; this release reads chunks of a power of two from 1024 to 1048576 bytes`);
+  }
   const total = (bytes.length - 4 - headerEnd) / 4;
   const all = new Uint32Array(total);
   for (let i = 0; i < total; i++) all[i] = view.getUint32(headerEnd + 4 * i, true);
   const files = new Map<string, FileSums>();
   for (const [name, [size, first]] of Object.entries(header.files ?? {})) {
-    const n = Math.ceil(size / SUM_CHUNK);
+    const n = Math.ceil(size / chunk);
     if (!(first >= 0 && first + n <= total)) throw damaged(path, `its entry for ${name} points past its end`);
-    files.set(name, { path: join(dir, name), bytes: size, crcs: all.subarray(first, first + n), checked: new Int32Array(new SharedArrayBuffer(4 * Math.ceil(n / 32 + 1))) });
+    files.set(name, { path: join(dir, name), bytes: size, chunk, crcs: all.subarray(first, first + n), checked: new Int32Array(new SharedArrayBuffer(4 * Math.ceil(n / 32 + 1))) });
   }
   return new FolderSums(dir, files);
 }
@@ -241,19 +250,19 @@ export function checkRead(fd: number, path: string, into: Uint8Array, position: 
   const sums = sumsOf(path);
   if (!sums) return;
   const end = position + into.length;
-  const first = Math.floor(position / SUM_CHUNK);
-  const last = Math.floor((end - 1) / SUM_CHUNK);
-  const { crcs, checked } = sums;
+  const { crcs, checked, chunk } = sums;
+  const first = Math.floor(position / chunk);
+  const last = Math.floor((end - 1) / chunk);
   for (let k = first; k <= last; k++) {
     if ((checked[k >> 5]! & (1 << (k & 31))) !== 0 || skip?.(k)) continue; // a plain load: at worst a chunk is checked twice
-    if (k >= crcs.length) throw damaged(path, `bytes from ${k * SUM_CHUNK} on were not written (it was written with ${sums.bytes} bytes)`);
-    const cs = k * SUM_CHUNK;
-    const ce = Math.min(sums.bytes, cs + SUM_CHUNK);
+    if (k >= crcs.length) throw damaged(path, `bytes from ${k * chunk} on were not written (it was written with ${sums.bytes} bytes)`);
+    const cs = k * chunk;
+    const ce = Math.min(sums.bytes, cs + chunk);
     let crc: number;
     if (cs >= position && ce <= end) crc = crc32(into.subarray(cs - position, ce - position));
     else {
       // the read holds part of this chunk: read it whole
-      if (scratch.length < ce - cs) scratch = new Uint8Array(SUM_CHUNK);
+      if (scratch.length < ce - cs) scratch = new Uint8Array(chunk);
       const piece = scratch.subarray(0, ce - cs);
       for (let off = 0; off < piece.length; ) {
         const n = readSync(fd, piece, off, piece.length - off, cs + off);
@@ -269,8 +278,8 @@ export function checkRead(fd: number, path: string, into: Uint8Array, position: 
 
 /** Whether every chunk bytes [position, end) touch is checked already. */
 export function allChecked(sums: FileSums, position: number, end: number): boolean {
-  const { checked } = sums;
-  for (let k = Math.floor(position / SUM_CHUNK), last = Math.floor((end - 1) / SUM_CHUNK); k <= last; k++) {
+  const { checked, chunk } = sums;
+  for (let k = Math.floor(position / chunk), last = Math.floor((end - 1) / chunk); k <= last; k++) {
     if ((checked[k >> 5]! & (1 << (k & 31))) === 0) return false;
   }
   return true;
@@ -288,11 +297,11 @@ let wide = new Uint8Array(4 * SUM_CHUNK);
  * CRCs are `crcs` from chunk `first` (a helper thread's piece of a large read: the job carries them).
  * Returns false on a mismatch.
  */
-export function checkWholeChunks(into: Uint8Array, position: number, bytes: number, crcs: Uint32Array, first: number): boolean {
+export function checkWholeChunks(into: Uint8Array, position: number, bytes: number, chunk: number, crcs: Uint32Array, first: number): boolean {
   const end = position + into.length;
-  for (let k = Math.ceil(position / SUM_CHUNK); k * SUM_CHUNK < end; k++) {
-    const cs = k * SUM_CHUNK;
-    const ce = Math.min(bytes, cs + SUM_CHUNK);
+  for (let k = Math.ceil(position / chunk); k * chunk < end; k++) {
+    const cs = k * chunk;
+    const ce = Math.min(bytes, cs + chunk);
     if (ce > end) break;
     const c = crcs[k - first];
     if (c === undefined || crc32(into.subarray(cs - position, ce - position)) !== c) return false;
@@ -304,8 +313,8 @@ export function checkWholeChunks(into: Uint8Array, position: number, bytes: numb
 export function checkBytes(bytes: Uint8Array, sums: FileSums): string | undefined {
   if (bytes.length !== sums.bytes) return `${bytes.length} bytes, written with ${sums.bytes}`;
   for (let k = 0; k < sums.crcs.length; k++) {
-    const cs = k * SUM_CHUNK;
-    const ce = Math.min(bytes.length, cs + SUM_CHUNK);
+    const cs = k * sums.chunk;
+    const ce = Math.min(bytes.length, cs + sums.chunk);
     if (crc32(bytes.subarray(cs, ce)) !== sums.crcs[k]) return `checksum mismatch in bytes ${cs}..${ce} (chunk ${k + 1} of ${sums.crcs.length})`;
   }
   return undefined;
@@ -330,7 +339,8 @@ export function checkWholeFile(path: string, sums: FileSums): string | undefined
   try {
     const size = fstatSync(fd).size;
     if (size !== sums.bytes) return `${size} bytes, written with ${sums.bytes}`;
-    const piece = new Uint8Array(SUM_CHUNK * 64);
+    const { chunk } = sums;
+    const piece = new Uint8Array(Math.max(chunk, 1 << 19));
     for (let at = 0; at < size; at += piece.length) {
       const n = Math.min(piece.length, size - at);
       for (let off = 0; off < n; ) {
@@ -338,10 +348,10 @@ export function checkWholeFile(path: string, sums: FileSums): string | undefined
         if (got === 0) return `ends at byte ${at + off}`;
         off += got;
       }
-      for (let cs = 0; cs < n; cs += SUM_CHUNK) {
-        const k = (at + cs) / SUM_CHUNK;
-        if (crc32(piece.subarray(cs, Math.min(n, cs + SUM_CHUNK))) !== sums.crcs[k]) {
-          return `checksum mismatch in bytes ${at + cs}..${Math.min(size, at + cs + SUM_CHUNK)} (chunk ${k + 1} of ${sums.crcs.length})`;
+      for (let cs = 0; cs < n; cs += chunk) {
+        const k = (at + cs) / chunk;
+        if (crc32(piece.subarray(cs, Math.min(n, cs + chunk))) !== sums.crcs[k]) {
+          return `checksum mismatch in bytes ${at + cs}..${Math.min(size, at + cs + chunk)} (chunk ${k + 1} of ${sums.crcs.length})`;
         }
       }
     }

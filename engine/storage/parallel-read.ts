@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
-import { adoptSums, allChecked, checkRead, checkWholeChunks, type FileSums, scratchOf, SUM_CHUNK, sumsOf } from './checksums.js';
+import { adoptSums, allChecked, checkRead, checkWholeChunks, type FileSums, scratchOf, sumsOf } from './checksums.js';
 
 /** Bytes per chunk: ~1 ms of copying, large beside an atomic add. */
 const CHUNK = 1 << 20;
@@ -35,7 +35,7 @@ export interface ReadJob {
   readonly length: number;
   readonly ctrl: SharedArrayBuffer;
   /** The file's chunk checksums over the range (checksums.ts), when it has them: each thread checks the chunks of the pieces it reads. */
-  readonly sums?: { readonly bytes: number; readonly first: number; readonly crcs: Uint32Array };
+  readonly sums?: { readonly bytes: number; readonly chunk: number; readonly first: number; readonly crcs: Uint32Array };
   /** Checksums (with their shared checked bitmap) of files this thread's later work reads (a streamed result's columns); no range to read. */
   readonly share?: FileSums;
 }
@@ -72,8 +72,9 @@ export function readExactly(fd: number, into: Uint8Array, position: number, path
   if (!sums || allChecked(sums, position, end)) return readRaw(fd, into, position, path);
   // a small read cut from chunks not checked yet (a streamed batch's 64-row blocks): read the whole
   // chunks once, check them, and take the bytes asked for from there, rather than read them twice
-  const a = Math.floor(position / SUM_CHUNK) * SUM_CHUNK;
-  const b = Math.min(sums.bytes, Math.ceil(end / SUM_CHUNK) * SUM_CHUNK);
+  const { chunk } = sums;
+  const a = Math.floor(position / chunk) * chunk;
+  const b = Math.min(sums.bytes, Math.ceil(end / chunk) * chunk);
   if (into.length >= WIDEN_MAX || end > b || (a === position && b === end)) {
     readRaw(fd, into, position, path);
     checkRead(fd, path, into, position);
@@ -104,7 +105,7 @@ function readRaw(fd: number, into: Uint8Array, position: number, path: string): 
 export function shareSums(path: string): void {
   const sums = helpers && sumsOf(path);
   if (!sums) return;
-  helpers!({ kind: 'read', path, position: 0, buffer: EMPTY, byteOffset: 0, length: 0, ctrl: EMPTY, share: { path: sums.path, bytes: sums.bytes, crcs: sums.crcs.slice(), checked: sums.checked } });
+  helpers!({ kind: 'read', path, position: 0, buffer: EMPTY, byteOffset: 0, length: 0, ctrl: EMPTY, share: { path: sums.path, bytes: sums.bytes, chunk: sums.chunk, crcs: sums.crcs.slice(), checked: sums.checked } });
 }
 const EMPTY = new SharedArrayBuffer(0);
 
@@ -117,13 +118,13 @@ function readChunk(fd: number, into: Uint8Array, position: number, k: number, su
     if (n === 0) return false;
     off += n;
   }
-  return !sums || checkWholeChunks(into.subarray(start, end), position + start, sums.bytes, sums.crcs, sums.first);
+  return !sums || checkWholeChunks(into.subarray(start, end), position + start, sums.bytes, sums.chunk, sums.crcs, sums.first);
 }
 
 /** Whether checksum chunk `c` of the file lies within one piece of a read of `length` bytes at `position` (checked by whoever read that piece). */
-function inOnePiece(c: number, position: number, length: number, bytes: number): boolean {
-  const a = c * SUM_CHUNK - position;
-  const b = Math.min(bytes, (c + 1) * SUM_CHUNK) - position;
+function inOnePiece(c: number, position: number, length: number, sums: FileSums): boolean {
+  const a = c * sums.chunk - position;
+  const b = Math.min(sums.bytes, (c + 1) * sums.chunk) - position;
   return a >= 0 && b <= length && Math.floor(a / CHUNK) === Math.floor((b - 1) / CHUNK);
 }
 
@@ -139,8 +140,9 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
   const fileSums = sumsOf(path);
   let sums: ReadJob['sums'];
   if (fileSums) {
-    const first = Math.floor(position / SUM_CHUNK);
-    sums = { bytes: fileSums.bytes, first, crcs: fileSums.crcs.slice(first, Math.ceil((position + into.length) / SUM_CHUNK)) };
+    const { chunk } = fileSums;
+    const first = Math.floor(position / chunk);
+    sums = { bytes: fileSums.bytes, chunk, first, crcs: fileSums.crcs.slice(first, Math.ceil((position + into.length) / chunk)) };
   }
   helpers!({ kind: 'read', path, position, buffer: into.buffer as SharedArrayBuffer, byteOffset: into.byteOffset, length: into.length, ctrl: ctrl.buffer as SharedArrayBuffer, ...(sums ? { sums } : {}) });
   for (;;) {
@@ -160,7 +162,7 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
     if (done >= chunks) {
       helped += chunks - mine;
       // the checksum chunks cut by a piece's edge (a range not starting on a chunk) are checked here
-      if (fileSums) checkRead(fd, path, into, position, (c) => inOnePiece(c, position, into.length, fileSums.bytes));
+      if (fileSums) checkRead(fd, path, into, position, (c) => inOnePiece(c, position, into.length, fileSums));
       return;
     }
     if (Atomics.load(ctrl, FAILED) !== 0 || (Atomics.wait(ctrl, DONE, done, SILENT_MS) === 'timed-out' && Atomics.load(ctrl, DONE) === done)) {

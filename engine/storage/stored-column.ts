@@ -11,7 +11,7 @@ import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
 import { readExactly, readParallel, readsInParallel, shareSums } from './parallel-read.js';
-import { checkSize, damagedFile, SUM_CHUNK, sumsOf } from './checksums.js';
+import { checkSize, damagedFile, sumsOf } from './checksums.js';
 import { checkCodes, checkOffsets, checkOffsetsBlock } from './structure.js';
 import type { ColumnDef, DeferredColumn } from '../core/table.js';
 import type { StreamedFiles } from '../core/query-hooks.js';
@@ -469,8 +469,10 @@ export class StoredColumn {
    * read (rows read again are the same bytes of an immutable file).
    */
   private chunkAligned(gaps: Array<[number, number]>, path: string): Array<[number, number]> {
-    if (!sumsOf(path)) return gaps;
-    const step = SUM_CHUNK / this.layout!.width;
+    const sums = sumsOf(path);
+    if (!sums) return gaps;
+    // gaps are whole row blocks (1024 rows) and chunks powers of two: the widened ranges stay whole blocks
+    const step = Math.max(1, sums.chunk / this.layout!.width);
     const out: Array<[number, number]> = [];
     for (const [a0, b0] of gaps) {
       const a = Math.floor(a0 / step) * step;

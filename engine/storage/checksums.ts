@@ -32,11 +32,13 @@ import { TickscopeError } from '../core/errors.js';
 /** The sidecar of a partition folder. */
 export const SUMS_FILE = '_sums.crc32';
 /**
- * Bytes per checksummed chunk this release writes: a row block of an 8-byte column (shared-store.ts
- * ROW_BLOCK), 2 of a 4-byte one. Readers take the size the sidecar names (a power of two from 1 KiB
- * to 1 MiB), so a later release may choose another.
+ * Bytes per checksummed chunk this release writes. Large enough that a CRC call costs little beside
+ * its bytes (one call per 64 KiB: ~5.5 GB/s here, against ~4.5 at 8 KiB and a sidecar 8 times the
+ * size); a read of part of a chunk reads the rest of it once (then it is remembered as checked).
+ * Readers take the size the sidecar names (a power of two from 1 KiB to 1 MiB), so a later release
+ * may choose another.
  */
-export const SUM_CHUNK = 8192;
+export const SUM_CHUNK = 65536;
 const MAGIC = 0x4d555354; // "TSUM" read as a little-endian uint32
 
 /** One file's checksums. */

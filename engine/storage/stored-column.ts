@@ -424,14 +424,12 @@ export class StoredColumn {
         throw damagedFile(path, `${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
       }
       checkSize(path, size);
-      for (const [a, b] of this.chunkAligned(gaps, path)) {
-        let fresh = 0;
-        for (const [x, y] of this.coverage.missing(a, b)) fresh += y - x;
+      for (const [a, b] of gaps) {
         this.readRows(fd, a, b, path);
         if (this.column!.type === 'symbol') checkCodes(path, this.column!.codes.subarray(a, b), this.column!.dict.length, a, this.path('.dict.offsets.i32'));
         // marked after the bytes are in: another thread that sees the mark reads them whole
         this.coverage.add(a, b);
-        this.rowBytes += fresh * this.layout.width;
+        this.rowBytes += (b - a) * this.layout.width;
       }
     } finally {
       closeSync(fd);
@@ -461,27 +459,6 @@ export class StoredColumn {
     checkSize(path, size);
     shareSums(path);
     return { column: this.column!, file: { fd, path, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
-  }
-
-  /**
-   * Row ranges widened to whole checksum chunks (when the file has checksums), merged where they
-   * meet: each chunk a read touches is then in the buffer whole and checked from it, with no second
-   * read (rows read again are the same bytes of an immutable file).
-   */
-  private chunkAligned(gaps: Array<[number, number]>, path: string): Array<[number, number]> {
-    const sums = sumsOf(path);
-    if (!sums) return gaps;
-    // gaps are whole row blocks (1024 rows) and chunks powers of two: the widened ranges stay whole blocks
-    const step = Math.max(1, sums.chunk / this.layout!.width);
-    const out: Array<[number, number]> = [];
-    for (const [a0, b0] of gaps) {
-      const a = Math.floor(a0 / step) * step;
-      const b = Math.min(this.rows, Math.ceil(b0 / step) * step);
-      const prev = out[out.length - 1];
-      if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b);
-      else out.push([a, b]);
-    }
-    return out;
   }
 
   private readRows(fd: number, a: number, b: number, path: string): void {

@@ -182,8 +182,12 @@ function removeLeftovers(dir: string): void {
     const path = join(dir, name);
     let stale = false;
     if (name.startsWith(`${LOCK}.`)) {
+      // a waiter's file may be read while it is being written (empty or cut): judged then by the
+      // process its name gives, so a live waiter's file is never taken for a dead one's
       const h = holderOf(path);
-      stale = h !== undefined && !mayBeAlive(h);
+      const whole = h !== undefined && h.pid > 0 && h.host !== '';
+      const pid = Number(/^\.write\.lock\.(\d+)-/.exec(name)?.[1] ?? 0);
+      stale = whole ? !mayBeAlive(h) : pid > 0 && pid !== process.pid && !processAlive(pid);
     } else if (name.startsWith('manifest.json.tmp-')) stale = true;
     if (stale) rmSync(path, { force: true });
   }

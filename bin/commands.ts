@@ -174,6 +174,31 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'verify',
+    usage: 'verify --db DIR [--db DIR ...]',
+    summary: 'Check every file of a database (checksums and structure) and list the damaged ones; exit 1 when one is.',
+    help: [
+      'Reads every partition and reference folder the manifest names: each file against its checksums, each',
+      'column, index and dictionary against the row count; schema.json, config.json and manifest.json as the',
+      'engine reads them. Prints one line per damaged file (path: what is wrong), then a summary per database.',
+      'Folders written before checksums (older releases) get the structural checks only.',
+    ].join('\n'),
+    options: dbOption,
+    async run(values) {
+      const { verifyDatabase } = await import('../engine/storage/verify.js');
+      let damaged = 0;
+      for (const dir of dbDirs(values, 'verify')) {
+        const r = verifyDatabase(dir);
+        for (const d of r.damaged) console.log(`${d.path}: ${d.problem}`);
+        const older = r.withoutChecksums > 0 ? `; ${r.withoutChecksums} folder(s) without checksums (written by an older release): structure checked only` : '';
+        const what = `${r.folders} folder(s), ${r.files} file(s) checked${older}`;
+        console.log(r.damaged.length === 0 ? `${r.dir}: ok (${what})` : `${r.dir}: ${r.damaged.length} damaged file(s) (${what})`);
+        damaged += r.damaged.length;
+      }
+      return damaged === 0 ? 0 : 1;
+    },
+  },
+  {
     name: 'call',
     usage: "call --db DIR [--db DIR ...] [--format json|csv|arrow|parquet] OPERATION 'JSON BODY'",
     summary: 'Run an operation and print its result: the JSON response the REST gateway would give, or CSV, Arrow or Parquet.',

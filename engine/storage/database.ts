@@ -14,13 +14,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Column, ColumnType } from '../core/column.js';
-import { TickscopeError } from '../core/errors.js';
+import { environmentError, TickscopeError } from '../core/errors.js';
 import type { ColumnDef, DeferredColumn, Table } from '../core/table.js';
 import { streamedFiles } from '../core/query-hooks.js';
 import type { RowSource } from '../ops/select/scan.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
-import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder } from './partition-io.js';
+import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder, writing } from './partition-io.js';
+import { forgetSums } from './checksums.js';
+import { checkTimeOrder } from './structure.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
 import { FolderGoneError, readFileShared, readRowsInto, readRowsUncached, type RowRanges, StoredColumn } from './stored-column.js';
 import { withWriteLock } from './write-lock.js';
@@ -108,7 +110,7 @@ export class Partition implements RowSource {
   /** The rows in time order (ties by identifier, then storage order), when stored with the partition. */
   timeOrder(): Int32Array | undefined {
     if (!this.meta.timeOrder) return undefined;
-    return this.cache.get(`${this.dir}\0${TIME_ORDER_FILE}`, () => new TimeOrder(join(this.dir, TIME_ORDER_FILE))).order;
+    return this.cache.get(`${this.dir}\0${TIME_ORDER_FILE}`, () => new TimeOrder(join(this.dir, TIME_ORDER_FILE), this.rows)).order;
   }
 
   private stored(name: string): StoredColumn {
@@ -122,8 +124,10 @@ class TimeOrder {
   readonly order: Int32Array;
   readonly bytes: number;
 
-  constructor(path: string) {
+  constructor(path: string, rows: number) {
     const raw = readFileShared(path);
+    // checked whole once per read of the file (a few ms for 2M rows): a wrong order drops or repeats rows silently
+    checkTimeOrder(path, raw.byteLength, new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength >> 2), rows);
     this.order = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
     this.bytes = raw.byteLength;
   }
@@ -233,6 +237,8 @@ export class Database {
   /** Opens an existing database folder. */
   static open(dir: string, opts: { cacheBytes?: number; retireMs?: number } = {}): Database {
     const root = resolve(dir);
+    // checksums this thread remembers of folders at this path were of a database made before this one, if any
+    forgetSums(root);
     const schemaPath = join(root, 'schema.json');
     if (!existsSync(schemaPath)) {
       throw new TickscopeError(
@@ -261,7 +267,7 @@ export class Database {
     if (existsSync(root) && readdirSync(root).length > 0) {
       throw new TickscopeError('badDatabase', `${root} already exists and is not empty; choose a new folder`);
     }
-    mkdirSync(join(root, 'data'), { recursive: true });
+    writing(join(root, 'data'), () => mkdirSync(join(root, 'data'), { recursive: true }));
     writeJsonAtomic(join(root, 'config.json'), configToJson(config));
     writeJsonAtomic(join(root, 'manifest.json'), { format: STORAGE_FORMAT, generation: 0, tables: {} } satisfies Manifest);
     // schema.json last: its presence is what makes the folder a database
@@ -493,7 +499,7 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new TickscopeError('badDatabase', `${path}: cannot read JSON (${(e as Error).message})`);
+    throw environmentError(e, 'reading the database') ?? new TickscopeError('badDatabase', `${path}: cannot read JSON (${(e as Error).message})`);
   }
 }
 
@@ -511,6 +517,6 @@ function fileStamp(path: string): string {
 export function writeJsonAtomic(path: string, doc: unknown): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileDurable(tmp, `${JSON.stringify(doc, null, 2)}\n`);
-  renameSync(tmp, path);
+  writing(path, () => renameSync(tmp, path));
   fsyncDir(resolve(path, '..'));
 }

@@ -19,18 +19,21 @@
  * identifier's row range (rows are sorted by identifier, then time: kdb's parted layout).
  * `_order.i32`, when present, lists the rows in time order (ties by identifier, then storage order),
  * written once with the partition so that queries reading every identifier in time order do not
- * merge the runs again.
+ * merge the runs again. `_sums.crc32` holds a CRC-32 per 16 KiB chunk of every other file
+ * (checksums.ts), checked by every read.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type Column, columnLength, type Int64Column } from '../core/column.js';
 import { dictStrings, encodeDict, Utf8Dict } from '../core/dict.js';
-import { TickscopeError } from '../core/errors.js';
+import { environmentError, TickscopeError } from '../core/errors.js';
 import type { ColumnDef, Table } from '../core/table.js';
 import { STORAGE_FORMAT } from './format.js';
 import { prepareForStorage, timeOrder } from './prepare.js';
 import type { TableSchema } from './schema.js';
 import { FolderGoneError } from './stored-column.js';
+import { checkBytes, damagedFile, loadFolderSums, SUMS_FILE, SumsWriter } from './checksums.js';
+import { checkIdRanges } from './structure.js';
 
 export interface PartitionMeta {
   readonly format: typeof STORAGE_FORMAT;
@@ -42,6 +45,8 @@ export interface PartitionMeta {
   readonly timeOrder?: boolean;
   /** Symbol columns whose dictionary is in first-use order (nearly unique values), not sorted. */
   readonly rowOrderDicts?: readonly string[];
+  /** True when `_sums.crc32` holds the checksums of the folder's files (absent in folders older releases wrote). */
+  readonly checksums?: boolean;
 }
 
 /** The file of a partition holding its time order. */
@@ -50,27 +55,64 @@ export const TIME_ORDER_FILE = '_order.i32';
 const TWO32 = 4294967296;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/** Writes a file and flushes it to disk before returning. */
-export function writeFileDurable(path: string, data: Uint8Array | string): void {
-  const fd = openSync(path, 'w');
+/**
+ * A test's stand-in for a failure of the file system (ENOSPC, EROFS, EPERM...): called before each
+ * write of a database file with its path; what it throws is thrown as the write's own error would be.
+ */
+let writeFault: ((path: string) => void) | undefined;
+
+/** Makes every database write call `fault` first (tests: an errno error as the disk would give); undefined: none. */
+export function injectWriteFault(fault: ((path: string) => void) | undefined): void {
+  writeFault = fault;
+}
+
+/**
+ * The error to throw for a failure writing `path`: the environment's (disk full, read-only,
+ * permission: an application error naming the path and the fix, SPEC 7) or the error as it was. A
+ * write's errno errors often carry no path (write, fsync), so the path is added here.
+ */
+export function writeError(e: unknown, path: string, what = 'writing the database'): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (typeof err !== 'object' || err === null || !err.code) return e;
+  return environmentError(err.path ? err : Object.assign(new Error(err.message), { code: err.code, path }), what) ?? e;
+}
+
+/** Runs a write of `path`, its environment failures reported as such (writeError). */
+export function writing<T>(path: string, fn: () => T, what?: string): T {
   try {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    writeFault?.(path);
+    return fn();
+  } catch (e) {
+    throw writeError(e, path, what);
   }
+}
+
+/** Writes a file and flushes it to disk before returning; `sums`, when given, gets its bytes. */
+export function writeFileDurable(path: string, data: Uint8Array | string, sums?: SumsWriter): void {
+  writing(path, () => {
+    const fd = openSync(path, 'w');
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+      sums?.add(basename(path), bytes);
+    } finally {
+      closeSync(fd);
+    }
+  });
 }
 
 /** Flushes a directory entry list (so renames and new files inside it survive a crash). */
 export function fsyncDir(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writing(path, () => {
+    const fd = openSync(path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  });
 }
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -173,14 +215,21 @@ const GATHER_ROWS = 1 << 16;
  * storage order are never all held gathered at once (for a million-row import, 64 MB of fresh
  * memory less to fault in and write out of).
  */
-function writeRowsDurable(dir: string, name: string, c: Column, index: Int32Array): boolean {
+function writeRowsDurable(dir: string, name: string, c: Column, index: Int32Array, sums: SumsWriter): boolean {
   const f = fixedWidthFile(name, c);
   if (!f || f.bytes.byteOffset % 4 !== 0) return false;
+  const path = join(dir, f.file);
+  writing(path, () => gatherDurable(path, f, index, sums));
+  return true;
+}
+
+function gatherDurable(path: string, f: { file: string; width: number; bytes: Uint8Array }, index: Int32Array, sums: SumsWriter): void {
   const { width } = f;
   const block = new Uint8Array(GATHER_ROWS * width);
   const src32 = width === 1 ? undefined : new Int32Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength >> 2);
   const out32 = new Int32Array(block.buffer);
-  const fd = openSync(join(dir, f.file), 'w');
+  const fd = openSync(path, 'w');
+  sums.begin(f.file);
   try {
     for (let a = 0; a < index.length; a += GATHER_ROWS) {
       const b = Math.min(index.length, a + GATHER_ROWS);
@@ -199,33 +248,56 @@ function writeRowsDurable(dir: string, name: string, c: Column, index: Int32Arra
       const bytes = (b - a) * width;
       let off = 0;
       while (off < bytes) off += writeSync(fd, block, off, bytes - off);
+      sums.feed(block.subarray(0, bytes));
     }
     fsyncSync(fd);
+    sums.end();
   } finally {
     closeSync(fd);
   }
-  return true;
 }
 
-/** Reads and checks a partition's `_meta.json`. */
+/**
+ * Reads and checks a partition's `_meta.json`: against the folder's checksums (loaded here for this
+ * thread's reads of the folder; a folder an older release wrote has none), and its identifier runs
+ * against its row count.
+ */
 export function readMeta(dir: string): PartitionMeta {
+  const path = join(dir, '_meta.json');
   let meta: PartitionMeta;
+  let bytes: Buffer;
   try {
-    meta = JSON.parse(readFileSync(join(dir, '_meta.json'), 'utf8')) as PartitionMeta;
+    bytes = readFileSync(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(join(dir, '_meta.json'));
-    throw new TickscopeError('badDatabase', `${dir}: cannot read _meta.json (${(e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(path);
+    throw environmentError(e, 'reading the database') ?? new TickscopeError('badDatabase', `${dir}: cannot read _meta.json (${(e as Error).message})`);
   }
-  if (meta.format !== STORAGE_FORMAT || !Number.isInteger(meta.rows) || !Array.isArray(meta.columns)) {
-    throw new TickscopeError('badDatabase', `${dir}/_meta.json: format ${String(meta.format)}, this release reads format ${STORAGE_FORMAT}`);
+  const sums = loadFolderSums(dir);
+  if (sums) {
+    const own = sums.files.get('_meta.json');
+    const wrong = own ? checkBytes(bytes, own) : `not listed in ${SUMS_FILE}`;
+    if (wrong) throw damagedFile(path, wrong);
   }
+  try {
+    meta = JSON.parse(bytes.toString('utf8')) as PartitionMeta;
+  } catch (e) {
+    throw damagedFile(path, `not JSON (${(e as Error).message})`);
+  }
+  if (meta.format !== STORAGE_FORMAT || !Number.isInteger(meta.rows) || meta.rows < 0 || !Array.isArray(meta.columns)) {
+    throw new TickscopeError('badDatabase', `${path}: format ${String(meta.format)}, this release reads format ${STORAGE_FORMAT}`);
+  }
+  if (meta.checksums && !sums) throw damagedFile(join(dir, SUMS_FILE), 'missing (_meta.json says the folder has checksums)');
+  if (meta.idRanges) checkIdRanges(path, meta.idRanges, meta.rows);
   return meta;
 }
 
 /** Writes one partition folder (columns in storage order, metadata, time order), flushed to disk. */
 export function writePartitionFolder(dir: string, t: TableSchema, data: Table): void {
-  rmSync(dir, { recursive: true, force: true });
-  const created = mkdirSync(dir, { recursive: true }) ?? dir;
+  const created = writing(dir, () => {
+    rmSync(dir, { recursive: true, force: true });
+    return mkdirSync(dir, { recursive: true }) ?? dir;
+  });
+  const sums = new SumsWriter();
   const { table, idRanges, rowOrderDicts, timeOrder: knownTimeOrder } = prepareForStorage(t, data);
   const sources = table.sources();
   for (const def of t.columns) {
@@ -235,15 +307,15 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
     const { column, index } = sources[i]!;
     if (column.type !== def.type) throw new Error(`${t.name}.${def.name}: expected ${def.type}, got ${column.type}`);
     if ((index ? index.length : columnLength(column)) !== table.length) throw new Error(`${t.name}.${def.name}: length mismatch`);
-    if (index && writeRowsDurable(dir, def.name, column, index)) continue;
+    if (index && writeRowsDurable(dir, def.name, column, index, sums)) continue;
     const col = index ? table.col(def.name) : column;
     if (col.type === 'symbol' && !col.dict.sorted && !rowOrderDicts?.includes(def.name)) throw new Error(`${t.name}.${def.name}: a stored dictionary must be sorted`);
-    for (const [file, bytes] of encodeColumn(def.name, col, `${t.name}`)) writeFileDurable(join(dir, file), bytes);
+    for (const [file, bytes] of encodeColumn(def.name, col, `${t.name}`)) writeFileDurable(join(dir, file), bytes, sums);
   }
   const ordered = idRanges !== undefined && Object.keys(idRanges).length > 1;
   if (ordered) {
     const order = knownTimeOrder ?? timeOrder((table.col(t.timeColumn!) as Int64Column).data, idRanges);
-    writeFileDurable(join(dir, TIME_ORDER_FILE), new Uint8Array(order.buffer, order.byteOffset, order.byteLength));
+    writeFileDurable(join(dir, TIME_ORDER_FILE), new Uint8Array(order.buffer, order.byteOffset, order.byteLength), sums);
   }
   const meta: PartitionMeta = {
     format: STORAGE_FORMAT,
@@ -252,8 +324,11 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
     ...(idRanges ? { idRanges } : {}),
     ...(ordered ? { timeOrder: true } : {}),
     ...(rowOrderDicts ? { rowOrderDicts } : {}),
+    checksums: true,
   };
-  writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta));
+  writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta), sums);
+  // last, once every file's checksums are in (the folder is not named by the manifest yet)
+  writeFileDurable(join(dir, SUMS_FILE), sums.encode());
   fsyncDir(dir);
   // the new folder's entry (and that of a table folder made for it) must reach the disk before the
   // manifest that names it does: each folder made here, flushed in its parent

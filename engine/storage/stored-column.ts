@@ -9,9 +9,10 @@ import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Column } from '../core/column.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
-import { TickscopeError } from '../core/errors.js';
 import { blockWords, LoadedBlocks, sharedStore } from './shared-store.js';
-import { readExactly, readParallel, readsInParallel } from './parallel-read.js';
+import { readExactly, readParallel, readsInParallel, shareSums } from './parallel-read.js';
+import { checkSize, damagedFile, sumsOf } from './checksums.js';
+import { checkCodes, checkOffsets, checkOffsetsBlock } from './structure.js';
 import type { ColumnDef, DeferredColumn } from '../core/table.js';
 import type { StreamedFiles } from '../core/query-hooks.js';
 
@@ -39,7 +40,7 @@ function openFile(path: string): number {
   }
 }
 
-/** Reads `into.length` bytes at `position` of a file into `into` (fully; a large read with helper threads, if any). */
+/** Reads `into.length` bytes at `position` of a file into `into` (fully; a large read with helper threads, if any), its checksums checked. */
 function readAt(fd: number, into: Uint8Array, position: number, path: string): void {
   if (readsInParallel(into)) readParallel(fd, into, position, path, () => readExactly(fd, into, position, path));
   else readExactly(fd, into, position, path);
@@ -57,6 +58,7 @@ export function readShared(path: string): Uint8Array {
   const fd = openFile(path);
   try {
     const size = fstatSync(fd).size;
+    checkSize(path, size);
     const out = new Uint8Array(new SharedArrayBuffer(Math.ceil(size / 8) * 8), 0, size);
     readAt(fd, out, 0, path);
     return out;
@@ -104,7 +106,7 @@ export class FileDict implements Dict {
     private readonly dataPath: string,
     length?: number,
   ) {
-    this.length = length ?? fileBytes(offsetsPath) / 4 - 1;
+    this.length = length ?? dictLength(offsetsPath);
     this.blocks = new Array<undefined>(Math.ceil(this.length / BLOCK)).fill(undefined);
   }
 
@@ -165,7 +167,8 @@ export class FileDict implements Dict {
       const bytes = readShared(this.offsetsPath);
       const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
       const data = readShared(this.dataPath);
-      this.adoptWhole(offsets, data.subarray(0, offsets[this.length]!));
+      checkOffsets(this.offsetsPath, offsets, data.length, this.dataPath);
+      this.adoptWhole(offsets, data);
     }
     return this.wholeFiles!;
   }
@@ -202,8 +205,12 @@ export class FileDict implements Dict {
     if (this.wholeFiles || this.streamed) return;
     const bytes = readShared(this.offsetsPath);
     const offsets = new Int32Array(bytes.buffer, bytes.byteOffset, this.length + 1);
+    const fd = files.open(this.dataPath);
+    const size = fstatSync(fd).size;
+    checkSize(this.dataPath, size);
+    checkOffsets(this.offsetsPath, offsets, size, this.dataPath);
     this.held += offsets.byteLength;
-    this.streamed = { offsets, fd: files.open(this.dataPath), path: this.dataPath, bytes: offsets[this.length]! };
+    this.streamed = { offsets, fd, path: this.dataPath, bytes: offsets[this.length]! };
   }
 
   /** The whole dictionary as prefetchStreamed left it (undefined unless so, or once its files were read whole). */
@@ -234,16 +241,19 @@ export class FileDict implements Dict {
     } finally {
       closeSync(fd);
     }
-    const text = Buffer.from(new SharedArrayBuffer(Math.max(1, offsets[count]! - offsets[0]!)), 0, offsets[count]! - offsets[0]!);
     const dfd = openFile(this.dataPath);
     try {
+      const size = fstatSync(dfd).size;
+      checkSize(this.dataPath, size);
+      checkOffsetsBlock(this.offsetsPath, offsets, first, size, first + count === this.length, this.dataPath);
+      const text = Buffer.from(new SharedArrayBuffer(Math.max(1, offsets[count]! - offsets[0]!)), 0, offsets[count]! - offsets[0]!);
       readAt(dfd, text, offsets[0]!, this.dataPath);
+      b = { offsets, text };
     } finally {
       closeSync(dfd);
     }
-    b = { offsets, text };
     this.blocks[i] = b;
-    this.held += offsets.byteLength + text.byteLength;
+    this.held += offsets.byteLength + b.text.byteLength;
     return b;
   }
 }
@@ -274,6 +284,14 @@ function fileBytes(path: string): number {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FolderGoneError(path);
     throw e;
   }
+}
+
+/** Entries of a dictionary from its offsets file's size (checked against its checksums: a cut file must not read as a smaller dictionary). */
+function dictLength(offsetsPath: string): number {
+  const size = fileBytes(offsetsPath);
+  checkSize(offsetsPath, size);
+  if (size < 4 || size % 4 !== 0) throw damagedFile(offsetsPath, `${size} bytes, not a whole number of offsets (4 bytes each, at least one)`);
+  return size / 4 - 1;
 }
 
 /** Which row ranges of a column are in memory. */
@@ -356,9 +374,14 @@ export class StoredColumn {
         const dict = this.rowOrderDict
           ? new FileDict(this.path('.dict.offsets.i32'), this.path('.dict.utf8'))
           : (() => {
-              const offsets = readFile(this.path('.dict.offsets.i32'));
+              const offsetsPath = this.path('.dict.offsets.i32');
+              const offsets = readFile(offsetsPath);
+              if (offsets.byteLength % 4 !== 0) throw damagedFile(offsetsPath, `${offsets.byteLength} bytes, not a whole number of offsets (4 bytes each)`);
               const data = this.path('.dict.utf8');
-              return new Utf8Dict(new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4), readFile(data), true, true, data);
+              const bytes = readFile(data);
+              const words = new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4);
+              checkOffsets(offsetsPath, words, bytes.byteLength, data);
+              return new Utf8Dict(words, bytes, true, true, data);
             })();
         this.dict = dict;
         this.column = { type: 'symbol', codes: new Int32Array(shared_(n * 4), 0, n), dict };
@@ -398,10 +421,12 @@ export class StoredColumn {
     try {
       const size = fstatSync(fd).size;
       if (size !== this.rows * this.layout.width) {
-        throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
+        throw damagedFile(path, `${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
       }
+      checkSize(path, size);
       for (const [a, b] of gaps) {
         this.readRows(fd, a, b, path);
+        if (this.column!.type === 'symbol') checkCodes(path, this.column!.codes.subarray(a, b), this.column!.dict.length, a, this.path('.dict.offsets.i32'));
         // marked after the bytes are in: another thread that sees the mark reads them whole
         this.coverage.add(a, b);
         this.rowBytes += (b - a) * this.layout.width;
@@ -423,11 +448,16 @@ export class StoredColumn {
     const want = ranges ?? [[0, this.rows] as const];
     if (want.every(([a, b]) => b <= a || this.coverage.missing(a, b).length === 0)) return undefined;
     const path = join(this.dir, this.layout.file);
+    // a symbol column of a folder without checksums (an older release's) is read here, where its codes
+    // are checked against its dictionary: the streaming renderer reads the bytes as they are
+    if (this.def.type === 'symbol' && !sumsOf(path)) return undefined;
     const fd = files.open(path);
     const size = fstatSync(fd).size;
     if (size !== this.rows * this.layout.width) {
-      throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
+      throw damagedFile(path, `${size} bytes, _meta.json says ${this.rows} rows of ${this.layout.width}`);
     }
+    checkSize(path, size);
+    shareSums(path);
     return { column: this.column!, file: { fd, path, width: this.layout.width, rows: this.rows }, load: () => this.load(ranges) };
   }
 
@@ -469,14 +499,14 @@ function readWhole(dir: string, def: ColumnDef, rows: number): Column {
   const p = (suffix: string): string => join(dir, `${def.name}${suffix}`);
   const offsetsOf = (): Int32Array => {
     const raw = readShared(p('.offsets.i32'));
-    const offsets = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
-    if (offsets.length !== rows + 1) throw new TickscopeError('badDatabase', `${p('.offsets.i32')}: ${offsets.length - 1} rows, _meta.json says ${rows}`);
-    return offsets;
+    if (raw.byteLength !== (rows + 1) * 4) throw damagedFile(p('.offsets.i32'), `${raw.byteLength} bytes, _meta.json says ${rows} rows (${(rows + 1) * 4} bytes of offsets)`);
+    return new Int32Array(raw.buffer, 0, raw.byteLength / 4);
   };
   switch (def.type) {
     case 'string': {
       const offsets = offsetsOf();
       const data = Buffer.from(readShared(p('.utf8')));
+      checkOffsets(p('.offsets.i32'), offsets, data.length, p('.utf8'));
       const values = new Array<string>(rows);
       for (let i = 0; i < rows; i++) values[i] = data.toString('utf8', offsets[i]!, offsets[i + 1]!);
       return { type: 'string', values };
@@ -484,11 +514,13 @@ function readWhole(dir: string, def: ColumnDef, rows: number): Column {
     case 'float[]': {
       const offsets = offsetsOf();
       const raw = readShared(p('.f64'));
+      checkOffsets(p('.offsets.i32'), offsets, raw.byteLength / 8, p('.f64'));
       return { type: 'float[]', offsets, values: new Float64Array(raw.buffer, 0, raw.byteLength / 8) };
     }
     case 'long[]': {
       const offsets = offsetsOf();
       const raw = readShared(p('.i64'));
+      checkOffsets(p('.offsets.i32'), offsets, raw.byteLength / 8, p('.i64'));
       const v = new Int32Array(raw.buffer, 0, raw.byteLength / 4);
       const values = new Float64Array(shared(raw.byteLength), 0, raw.byteLength / 8);
       for (let i = 0; i < values.length; i++) {
@@ -521,7 +553,8 @@ export function readRowsInto(dir: string, def: ColumnDef, rows: number, a: numbe
   const fd = openFile(path);
   try {
     const size = fstatSync(fd).size;
-    if (size !== rows * layout.width) throw new TickscopeError('badDatabase', `${path}: ${size} bytes, _meta.json says ${rows} rows of ${layout.width}`);
+    if (size !== rows * layout.width) throw damagedFile(path, `${size} bytes, _meta.json says ${rows} rows of ${layout.width}`);
+    checkSize(path, size);
     readAt(fd, into.subarray(0, (b - a) * layout.width), a * layout.width, path);
   } finally {
     closeSync(fd);

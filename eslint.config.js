@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const restrict = (patterns) => ['error', { patterns }];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.bench-data/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.bench-data/**', 'scratch/**', '.fuzz/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -192,5 +192,8 @@ function authCase(r: Rand, w: World, mk: Mk, op: OperationSpec): RestCase {
   const form = r.pick(forms);
   const rest: Array<[string, string]> = [['Content-Type', 'application/json']];
   const hs: Array<[string, string]> = form === null ? rest : [['Authorization', form], ...rest];
-  return mk(`Authorization ${form === null ? '(none)' : JSON.stringify(form.slice(0, 24))}`, { headers: hs }, /Authorization|token/);
+  // the scheme is case-insensitive and may be followed by more than one space (RFC 6750): those
+  // forms are valid, so the request goes on and its error, if any, names an argument
+  const valid = form !== null && /^bearer +\S+$/i.test(form) && form.replace(/^\S+ +/, '') === w.token;
+  return mk(`Authorization ${form === null ? '(none)' : JSON.stringify(form.slice(0, 24))}`, { headers: hs }, valid ? argsNamed(op, 'Authorization|token') : /Authorization|token/);
 }

@@ -97,6 +97,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       const child = await startGatewayChild({
         db: join(dir, 'db'),
         clientsFile: join(dir, 'clients.json'),
+        // the fuzzer holds one token for the whole run (the load script is what renews tokens)
+        tokenTtlSeconds: 24 * 3600,
         exposeGc: true,
         env: {
           TICKSCOPE_WORKERS: '2',

@@ -23,7 +23,7 @@ import { boundedBodies } from '../server/http-input.js';
 import type { QueryService } from '../service/query-service.js';
 import { type Clients, type Scope } from './clients.js';
 import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from './envelope.js';
-import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, Throttle } from './throttle.js';
+import { FailedSecrets, Throttle } from './throttle.js';
 import { OwnIssuer, type TokenCheck, type TokenVerifier } from './tokens.js';
 
 /** Token requests one client id, and one address, may make per minute. */
@@ -124,8 +124,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   const perMinute = new Throttle(limits.maxRequestsPerClientPerMinute);
   const tokenById = new Throttle(TOKEN_REQUESTS_PER_MINUTE);
   const tokenByAddress = new Throttle(TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE);
-  const failedById = new Throttle(FAILED_SECRETS_PER_MINUTE);
-  const failedByAddress = new Throttle(FAILED_SECRETS_PER_ADDRESS_PER_MINUTE);
+  const failedSecrets = new FailedSecrets();
   if (!opts.external) opts.clients.watch();
   boundedBodies(app, limits);
 
@@ -399,14 +398,14 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
         if (!id || !secret) return oauthError(401, 'invalid_client', 'client_id and client_secret are required');
         const byId = tokenById.hit(id);
         if (!byId.ok) return slowDown(byId.retryAfterS, 'too many token requests from this client');
-        const failures = [failedById.check(id), failedByAddress.check(req.ip)].find((v) => !v.ok);
-        if (failures) return slowDown(failures.retryAfterS, `too many failed secrets from this client (${FAILED_SECRETS_PER_MINUTE} a minute) or this address (${FAILED_SECRETS_PER_ADDRESS_PER_MINUTE})`);
+        const refused = failedSecrets.refused(id, req.ip);
+        if (refused) return slowDown(refused.retryAfterS, refused.by === 'id' ? `too many failed secrets for this client (${failedSecrets.perId} a minute)` : `too many failed secrets from this address (${failedSecrets.perAddress} a minute)`);
         const client = await opts.clients.verifyAsync(id, secret);
         if (!client) {
-          failedById.hit(id);
-          failedByAddress.hit(req.ip);
+          failedSecrets.failed(id, req.ip);
           return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
         }
+        failedSecrets.succeeded(client.id, req.ip);
         req.ctx.token = { subject: client.id, scopes: client.scopes };
         return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(await issuer.issue(client.id, client.scopes));
       },
@@ -441,8 +440,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     requestsPerMinute: perMinute.size,
     tokenRequestsById: tokenById.size,
     tokenRequestsByAddress: tokenByAddress.size,
-    failedSecretsById: failedById.size,
-    failedSecretsByAddress: failedByAddress.size,
+    ...failedSecrets.sizes,
     queries: service.executor.queriesHeld,
   });
   return { url, tokenUrl: issuer ? `${url}${tokenPath}` : null, app, clientMaps, close: () => app.close() };

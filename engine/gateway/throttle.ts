@@ -83,3 +83,64 @@ export class Throttle {
     }
   }
 }
+
+/** How long a client id that gave its secret from an address is not held back by that address's failures. */
+const TRUSTED_MS = 10 * 60_000;
+
+/**
+ * Failed secrets (token requests, q handshakes), throttled per client id and per address. Past a
+ * limit, attempts are refused without checking the secret, so a guesser cannot tell it found one.
+ * A client id that gave its secret from an address in the last ten minutes is not held back by
+ * others' failures from that address (many clients may share a host): the per-id limit still holds
+ * for it, so guessing its secret stays as slow.
+ */
+export class FailedSecrets {
+  private readonly byId: Throttle;
+  private readonly byAddress: Throttle;
+  /** `id address` -> when it last gave its secret; bounded, oldest first. */
+  private readonly trusted = new Map<string, number>();
+
+  constructor(
+    readonly perId = FAILED_SECRETS_PER_MINUTE,
+    readonly perAddress = FAILED_SECRETS_PER_ADDRESS_PER_MINUTE,
+    windowMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.byId = new Throttle(perId, windowMs, 100_000, now);
+    this.byAddress = new Throttle(perAddress, windowMs, 100_000, now);
+  }
+
+  /** The refusal of an attempt of `id` from `address` (which limit, and when to retry), or null: it may try. */
+  refused(id: string, address: string): { readonly by: 'id' | 'address'; readonly retryAfterS: number } | null {
+    const own = this.byId.check(id);
+    if (!own.ok) return { by: 'id', retryAfterS: own.retryAfterS };
+    const at = this.byAddress.check(address);
+    if (at.ok) return null;
+    const since = this.trusted.get(`${id} ${address}`);
+    return since !== undefined && this.now() - since < TRUSTED_MS ? null : { by: 'address', retryAfterS: at.retryAfterS };
+  }
+
+  /** Counts a failed secret of `id` from `address`. */
+  failed(id: string, address: string): void {
+    this.byId.hit(id);
+    this.byAddress.hit(address);
+  }
+
+  /** Remembers that `id` gave its secret from `address`. */
+  succeeded(id: string, address: string): void {
+    const key = `${id} ${address}`;
+    this.trusted.delete(key);
+    this.trusted.set(key, this.now());
+    if (this.trusted.size > 10_000) this.trusted.delete(this.trusted.keys().next().value!);
+  }
+
+  /** Entries held (the load script checks they go back down). */
+  get sizes(): { failedSecretsById: number; failedSecretsByAddress: number; trustedClients: number } {
+    const now = this.now();
+    for (const [k, t] of this.trusted) {
+      if (now - t < TRUSTED_MS) break;
+      this.trusted.delete(k);
+    }
+    return { failedSecretsById: this.byId.size, failedSecretsByAddress: this.byAddress.size, trustedClients: this.trusted.size };
+  }
+}

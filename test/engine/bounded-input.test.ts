@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkValueBounds, parseBoundedJson, scanJson } from '../../engine/core/bounded-input.js';
 import { environmentError, TickscopeError } from '../../engine/core/errors.js';
 import { GATEWAY_DEFAULTS, loadSettings } from '../../engine/executor/settings.js';
-import { Throttle } from '../../engine/gateway/throttle.js';
+import { FailedSecrets, Throttle } from '../../engine/gateway/throttle.js';
 
 const LIMITS = { maxDepth: 4, maxElements: 20 };
 const message = (f: () => unknown): string => {
@@ -118,5 +118,27 @@ describe('limits per endpoint', () => {
     expect((await inject('/default', big)).statusCode).toBe(413);
     expect((await inject('/upload', big)).statusCode).toBe(200);
     await app.close();
+  });
+});
+
+describe('failed secrets', () => {
+  it('refuse an id past its limit and an address past its own, except ids that gave their secret from it', () => {
+    let now = 0;
+    const f = new FailedSecrets(3, 5, 60_000, () => now);
+    f.succeeded('good', 'host');
+    for (let i = 0; i < 3; i++) f.failed('guessed', 'host');
+    expect(f.refused('guessed', 'host')).toEqual({ by: 'id', retryAfterS: 60 });
+    for (let i = 0; i < 3; i++) f.failed(`spray${i}`, 'host');
+    // the address is past 5: a stranger from it is refused, a client that logged in from it is not
+    expect(f.refused('stranger', 'host')?.by).toBe('address');
+    expect(f.refused('good', 'host')).toBeNull();
+    expect(f.refused('stranger', 'elsewhere')).toBeNull();
+    // ...but its own failures still count against it
+    for (let i = 0; i < 3; i++) f.failed('good', 'host');
+    expect(f.refused('good', 'host')?.by).toBe('id');
+    now = 61_000;
+    expect(f.refused('stranger', 'host')).toBeNull();
+    now = 11 * 60_000;
+    expect(f.sizes).toEqual({ failedSecretsById: 0, failedSecretsByAddress: 0, trustedClients: 0 });
   });
 });

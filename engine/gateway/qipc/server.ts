@@ -32,7 +32,7 @@ import { decodeMessage } from './decode.js';
 import { type Frame, FrameReader } from './framing.js';
 import { qErrorMessage, type QReply } from './result.js';
 import { listenError } from '../rest.js';
-import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, Throttle } from '../throttle.js';
+import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, FailedSecrets, Throttle } from '../throttle.js';
 
 /** The gateway's limits: the process settings it reads (SPEC 10) and its own. */
 export interface QLimits extends Pick<ProcessSettings, 'maxJsonDepth' | 'maxJsonElements' | 'maxQMessageBytes' | 'qHandshakeTimeoutMs' | 'qIdleTimeoutMs' | 'writeStallMs' | 'maxQSocketsPerClient'> {
@@ -149,8 +149,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
   });
   if (!opts.external) opts.clients.watch();
   // the same limits as the REST token endpoint's failed secrets (rest.ts)
-  const failedById = new Throttle(limits.maxFailedHandshakes, limits.failureWindowMs, 10_000);
-  const failedByAddress = new Throttle(limits.maxFailedHandshakesPerAddress, limits.failureWindowMs, 10_000);
+  const failedSecrets = new FailedSecrets(limits.maxFailedHandshakes, limits.maxFailedHandshakesPerAddress, limits.failureWindowMs);
   const log = (line: string): void => {
     try {
       opts.log?.(`${new Date().toISOString()} ${line}`);
@@ -379,9 +378,9 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
       const password = at >= 0 ? text.slice(at + 1) : '';
       const idKey = `id:${user}`;
       const addressKey = `address:${address}`;
-      const refused = [failedById.check(idKey), failedByAddress.check(addressKey)].filter((v) => !v.ok);
-      const wait = Math.max(0, ...refused.map((v) => v.retryAfterS * 1000));
-      if (refused.length > 0) {
+      const refused = failedSecrets.refused(idKey, addressKey);
+      const wait = refused ? refused.retryAfterS * 1000 : 0;
+      if (refused) {
         // as kdb+ answers a bad handshake: the connection closes; the secret is not even checked
         log(`q handshake refused for ${quoteText(user)} from ${address}: more than ${limits.maxFailedHandshakes} failed handshakes of this client id (or ${limits.maxFailedHandshakesPerAddress} of this address) within ${limits.failureWindowMs / 1000} s; refused for ${Math.ceil(wait / 1000)} s more`);
         socket.destroy();
@@ -397,10 +396,10 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
           if (!client) throw new TickscopeError('unauthorized', 'unknown client or wrong secret');
           scopes = client.scopes;
           subject = client.id;
+          failedSecrets.succeeded(idKey, addressKey);
         }
       } catch (e) {
-        failedById.hit(idKey);
-        failedByAddress.hit(addressKey);
+        failedSecrets.failed(idKey, addressKey);
         // as kdb+ does: a refused handshake closes the connection (the client reports "access")
         log(`q handshake refused for ${quoteText(user)} from ${address}: ${asTickscopeError(e).message}`);
         socket.destroy();
@@ -478,7 +477,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
     port: typeof addr === 'object' && addr ? addr.port : opts.port,
     server,
     limits,
-    clientMaps: () => ({ qSockets: sockets.size, qClients: bySubject.size, qPendingAddresses: pendingByAddress.size, qFailedById: failedById.size, qFailedByAddress: failedByAddress.size, qRequestsPerMinute: perMinute.size }),
+    clientMaps: () => ({ qSockets: sockets.size, qClients: bySubject.size, qPendingAddresses: pendingByAddress.size, ...Object.fromEntries(Object.entries(failedSecrets.sizes).map(([k, v]) => [`q${k[0]!.toUpperCase()}${k.slice(1)}`, v])), qRequestsPerMinute: perMinute.size }),
     // stopping drops the clients (server.close alone waits for every connection to end)
     close: () =>
       new Promise<void>((resolve) => {

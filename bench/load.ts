@@ -14,7 +14,7 @@
  *
  *   npm run load -- [--clients 50] [--seconds 60] [--soak MINUTES] [--data .bench-data]
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateDemo } from '../engine/demo/generate.js';
@@ -86,6 +86,25 @@ class OAuthClient {
 
 const baseline = await gw.gc();
 const rss: Array<{ t: number; bytes: number }> = [];
+/**
+ * CPU seconds of the gateway's threads from /proc (Linux): its main thread (the one serving HTTP:
+ * tid = pid) and all the others (query workers, render helpers, libuv's pool), to say which one
+ * the requests wait for. null off Linux.
+ */
+function gatewayCpu(): { main: number; rest: number } | null {
+  try {
+    const ticks = (stat: string): number => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(f[11]) + Number(f[12]); // utime + stime, fields 14 and 15
+    };
+    const main = ticks(readFileSync(`/proc/${gw.pid}/task/${gw.pid}/stat`, 'utf8'));
+    const all = ticks(readFileSync(`/proc/${gw.pid}/stat`, 'utf8'));
+    return { main: main / 100, rest: (all - main) / 100 };
+  } catch {
+    return null;
+  }
+}
+const cpu0 = gatewayCpu();
 const t0 = performance.now();
 const sampler = setInterval(() => rss.push({ t: (performance.now() - t0) / 1000, bytes: gw.memory().rss }), 1000);
 const warmup = Math.max(10, seconds / 10);
@@ -148,6 +167,7 @@ const heapEnd = await gw.gc();
 clearInterval(sampler);
 clearTimeout(warmTimer);
 const elapsed = (performance.now() - t0) / 1000;
+const cpu1 = gatewayCpu();
 // the clients have gone: the gateway's per-client state should be back where it started. Its rate
 // windows last a minute (SPEC 10's per-minute limits), so a soak waits them out; a short run does
 // not, and its throttle counts are not judged
@@ -193,6 +213,11 @@ if (timing.size) {
   console.log('  where their time goes (server-timing):');
   for (const [name, xs] of timing) console.log(`    ${name.padEnd(10)} p50 ${pct(xs, 50).toFixed(2).padStart(8)} ms  p99 ${pct(xs, 99).toFixed(2).padStart(8)} ms`);
 } else console.log('  where their time goes: not known (the gateway sends no server-timing header: queue, exec, render, auth)');
+if (cpu0 && cpu1 && all.length) {
+  const main = cpu1.main - cpu0.main;
+  const rest = cpu1.rest - cpu0.rest;
+  console.log(`  gateway CPU: serving thread ${main.toFixed(1)} s (${((main / elapsed) * 100).toFixed(0)}% of a core, ${((main / all.length) * 1000).toFixed(2)} ms a request), other threads ${rest.toFixed(1)} s (${((rest / elapsed) * 100).toFixed(0)}%, ${((rest / all.length) * 1000).toFixed(2)} ms a request)`);
+}
 console.log(`  tokens: ${renewals} issued, ${unauthorized} requests answered 401 and retried with a new token`);
 console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} x${n}`).join(', ')}; errors ${failures}${failures ? `  FAILED\n    ${firstFailures.join('\n    ')}` : ''}${crashed ? '; THE GATEWAY EXITED' : ''}`);
 

@@ -11,7 +11,7 @@
  * Only the configured algorithm is accepted, so `alg: none` and algorithm confusion (an HS256 token
  * signed with the RSA public key) fail verification.
  */
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { TickscopeError } from '../core/errors.js';
 import { type Scope, SCOPES } from './clients.js';
@@ -82,8 +82,13 @@ export class OwnIssuer implements TokenVerifier {
     readonly audience: string,
     readonly ttlSeconds: number,
     /** The signing key: random per process (tests give their own). */
-    private readonly key: Uint8Array = randomBytes(32),
-  ) {}
+    key: Uint8Array = randomBytes(32),
+  ) {
+    // a KeyObject made once: given raw bytes, jose imports the key anew for every token it checks
+    this.key = createSecretKey(key);
+  }
+
+  private readonly key: KeyObject;
 
   async issue(subject: string, scopes: readonly Scope[]): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
     const token = await new SignJWT({ scope: scopes.join(' ') })

@@ -82,3 +82,19 @@ it('says a q port in use is in use', async () => {
     busy.close();
   }
 });
+
+it('decodes q datetime infinities and out-of-range days as timestamp infinities (a fuzz case answered 99)', async () => {
+  const { decodeMessage } = await import('../../engine/gateway/qipc/decode.js');
+  const atom = (x: number): Uint8Array => {
+    const b = new Uint8Array(9);
+    b[0] = 256 - 15; // -15: a datetime atom
+    new DataView(b.buffer).setFloat64(1, x, true);
+    return b;
+  };
+  expect(decodeMessage(atom(-Infinity))).toBe('-0Wp');
+  expect(decodeMessage(atom(Infinity))).toBe('0Wp');
+  expect(decodeMessage(atom(1e300))).toBe('0Wp');
+  expect(decodeMessage(atom(-1e300))).toBe('-0Wp');
+  expect(decodeMessage(atom(0.5))).toBe('2000.01.01D12:00:00.000000000');
+  expect(decodeMessage(atom(Number.NaN))).toBeNull();
+});

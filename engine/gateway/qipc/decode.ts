@@ -157,7 +157,11 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
       }
       case 15: {
         const x = f64();
-        return x !== x ? null : timestampText(BigInt(Math.round(x * 86_400_000)) * 1_000_000n + Q_EPOCH_NS);
+        if (x !== x) return null;
+        // q's datetime infinities (0w, -0w), and days past any timestamp, are the timestamp infinities
+        const ms = Math.round(x * 86_400_000);
+        if (!Number.isSafeInteger(ms)) return x > 0 ? '0Wp' : '-0Wp';
+        return timestampText(BigInt(ms) * 1_000_000n + Q_EPOCH_NS);
       }
       case 16: {
         const x = i64();

@@ -345,9 +345,16 @@ export class Executor {
   private lost(slot: Slot, worker: Worker, why: string, kind: ErrorKindName = 'internal'): void {
     if (slot.worker !== worker || slot.retired) return;
     if (slot === this.spare) {
-      // the reserve itself failed: start another
+      // the reserve itself failed (running a small query of the express lane, or idle): its calls
+      // fail, another starts
       slot.retired = true;
+      const q = slot.query;
+      slot.query = null;
+      const calls = [...slot.calls.values()];
+      slot.calls.clear();
+      for (const c of calls) c.reject(new TickscopeError(q && c === q.call && q.stopped ? q.stopped : kind, q && c === q.call && q.stopped ? stoppedMessage(q.stopped) : `${why}; the query was not completed; run it again`));
       this.spare = this.closing ? null : this.spawn();
+      if (q) this.pump();
       return;
     }
     const calls = [...slot.calls.values()];
@@ -620,8 +627,8 @@ export class Executor {
     const idle = this.slots.find((s) => s.query === null && s.part === null && s.calls.size === 0) ?? this.slots.find((s) => s.query === null && s.part === null);
     if (idle) return idle;
     // every worker is busy but one is stopping a cancelled query: the spare runs the next query now
-    if (this.spare?.isReady && this.slots.length <= this.settings.workers && this.slots.some((s) => s.query?.stopped)) {
-      const spare = this.spare;
+    const spare = this.expressSlot();
+    if (spare && this.slots.length <= this.settings.workers && this.slots.some((s) => s.query?.stopped)) {
       this.slots.push(spare);
       this.spare = this.spawn();
       return spare;
@@ -629,11 +636,22 @@ export class Executor {
     return undefined;
   }
 
-  /** Whether a query is estimated to read at most smallQueryRows rows (only while others wait: it is cheap, but not free). */
+  /** Whether a query is estimated to read at most smallQueryRows rows (only while every worker is busy: it is cheap, but not free). */
   private isSmall(operation: string, args: unknown): boolean {
     const limit = this.settings.smallQueryRows;
-    if (!limit || !this.estimator || (this.queue.length === 0 && this.freeSlot() !== undefined)) return false;
+    const idle = this.running() < this.settings.maxRunningQueries && this.slots.some((s) => s.query === null && s.part === null);
+    if (!limit || !this.estimator || (this.queue.length === 0 && idle)) return false;
     return this.estimator(operation, args) <= limit;
+  }
+
+  /**
+   * The spare worker, when it may run a small query now (the express lane): ready, idle and not
+   * closing. A query estimated small waits for no large one: with every worker busy it runs there,
+   * one at a time, on a thread that is otherwise idle (the spare still replaces a lost worker).
+   */
+  private expressSlot(): Slot | undefined {
+    const s = this.spare;
+    return s && s.isReady && !s.retired && !this.closing && s.query === null && s.part === null && s.calls.size === 0 ? s : undefined;
   }
 
   /**
@@ -651,9 +669,18 @@ export class Executor {
   private pump(): void {
     for (;;) {
       if (this.queue.length === 0) return;
-      const slot = this.freeSlot();
-      if (!slot) return;
-      const q = this.queue.splice(this.next(), 1)[0]!;
+      let slot = this.freeSlot();
+      let at = 0;
+      if (slot) at = this.next();
+      else {
+        // every worker busy: a small query whose answer leaves with it (the gateway's, a CLI call;
+        // not an app result held for paging) may take the express lane
+        const express = this.expressSlot();
+        at = express ? this.queue.findIndex((x) => x.small && (x.call.method === 'envelope' || x.call.method === 'call')) : -1;
+        if (at < 0) return;
+        slot = express!;
+      }
+      const q = this.queue.splice(at, 1)[0]!;
       slot.query = q;
       q.running = true;
       q.call.slot = slot;

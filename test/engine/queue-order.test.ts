@@ -36,6 +36,24 @@ describe('the queue', () => {
     expect(order).toEqual(['slow', 'small', 'large']);
   }, 30_000);
 
+  it('runs a small gateway query at once on the spare worker while every worker is busy (the express lane)', async () => {
+    const order: string[] = [];
+    const slow = service.executor.call('getStats', SLOW).then(() => order.push('slow'));
+    for (let i = 0; i < 200 && service.executor.runningQueries === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const small = await service.executor.call('getTicks', SMALL);
+    order.push('small');
+    expect(small.ok && small.result.table.length).toBeGreaterThan(0);
+    await slow;
+    expect(order).toEqual(['small', 'slow']);
+    // an app query (its result held for paging) waits for a worker of its own
+    const order2: string[] = [];
+    const slow2 = service.executor.run('getStats', SLOW).then(() => order2.push('slow'));
+    for (let i = 0; i < 200 && service.executor.runningQueries === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await service.executor.run('getTicks', SMALL).then(() => order2.push('small'));
+    await slow2;
+    expect(order2).toEqual(['slow', 'small']);
+  }, 30_000);
+
   it('keeps arrival order with smallQueryRows 0', async () => {
     const strict = await QueryService.start([db], { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, smallQueryRows: 0 }, 'browser');
     try {

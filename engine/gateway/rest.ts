@@ -264,11 +264,15 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     let stream: PassThrough | null = null;
     // where the time goes (Server-Timing): the token check, the queue, the query, then the rendering
     let running = 0;
+    let firstChunk = 0;
     const timing = (): void => {
       if (reply.hasHeader('Server-Timing')) return;
-      const firstChunk = performance.now();
+      const now = performance.now();
+      firstChunk ||= now;
       const queue = running ? running - req.ctx.started - (req.ctx.authMs ?? 0) : 0;
-      reply.header('Server-Timing', `auth;dur=${(req.ctx.authMs ?? 0).toFixed(2)}, queue;dur=${Math.max(0, queue).toFixed(2)}, exec;dur=${(running ? firstChunk - running : 0).toFixed(2)}`);
+      // render: from the first byte to the whole answer, known when it is held whole (a streamed one's headers go first)
+      const render = held.length > 0 && !stream ? `, render;dur=${(now - firstChunk).toFixed(2)}` : '';
+      reply.header('Server-Timing', `auth;dur=${(req.ctx.authMs ?? 0).toFixed(2)}, queue;dur=${Math.max(0, queue).toFixed(2)}, exec;dur=${(running ? firstChunk - running : 0).toFixed(2)}${render}`);
     };
     // a small answer is held whole and sent as one buffer: no stream machinery for what fits in a
     // few packets (most answers), and a failure while it renders is still an error answer
@@ -311,6 +315,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
         return undefined;
       }
       if (!stream && heldBytes + bytes.byteLength <= SMALL_ANSWER_BYTES) {
+        firstChunk ||= performance.now();
         held.push(bytes);
         heldBytes += bytes.byteLength;
         return undefined;

@@ -103,6 +103,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         env: {
           TICKSCOPE_WORKERS: '2',
           TICKSCOPE_TEST_HOOKS: '1',
+          // a legal but enormous query (getStats racked by a nanosecond column: tens of millions of
+          // rows, within the default maxResultRows) answers 504 inside the hang limit instead of
+          // running the gateway's default 300 s: the fuzzer judges answers, not the data's size
+          TICKSCOPE_QUERY_TIMEOUT_MS: '20000',
           ...(o.short ? { TICKSCOPE_Q_HANDSHAKE_TIMEOUT_MS: String(handshakeTimeoutMs), TICKSCOPE_WRITE_STALL_MS: String(writeStallMs) } : {}),
         },
         onLine: (line) => {

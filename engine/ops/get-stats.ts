@@ -83,8 +83,10 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
   const outputs = [...named, ...aggs].map((o) => ({ ...o, node: checkTree(o.tree, available, o.arg, o.tree) as Node }));
   if (outputs.length === 0 && orderbook !== 'plotOrderbookSnapshots') throw new TickscopeError('requirement', spec.missing);
   const groupCols = args.get('groupBy', 'symbols') ?? [t.idColumn];
-  for (const g of groupCols) {
+  for (const [i, g] of groupCols.entries()) {
     if (!available.has(g)) throw argError('unknownColumn', 'groupBy', g, `is not a column of ${t.name}${refs.length ? ' or of its ref tables' : ''}`, `one of ${[...available].join(', ')}`);
+    // a column twice would be two result columns of one name (and JSON keys that collide)
+    if (groupCols.indexOf(g) !== i) throw argError('badValue', 'groupBy', groupCols, `names ${g} twice`, 'each column once');
   }
   const bucketColumn = t.timeColumn ?? timeColumn ?? 'time';
   const names = new Set<string>([...groupCols]);

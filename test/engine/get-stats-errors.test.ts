@@ -34,6 +34,7 @@ const CASES: Array<[string, unknown, number, string]> = [
   ['analytics', ['maxprice'], 5, '"maxprice"'],
   ['agg', { x: ['maximum', 'price'] }, 4, '["maximum","price"]'],
   ['groupBy', ['sector'], 7, '"sector"'],
+  ['groupBy', ['instrumentID', 'instrumentID'], 4, '["instrumentID","instrumentID"]'],
   ['granularity', '0', 4, '0'],
   ['granularityUnit', 'week', 5, '"week"'],
   ['movingWindowSize', 'ten', 4, '"ten"'],

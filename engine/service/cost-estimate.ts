@@ -14,6 +14,8 @@ import { decodeArgs } from '../registry/decode.js';
 import { operationByName } from '../registry/operations.js';
 
 const DAY = Number(NS_PER_DAY);
+/** ms of each granularityUnit (a day as 24 hours: an estimate). */
+const UNIT_MS: Readonly<Record<string, number>> = { millisecond: 1, second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
 /** Rows `operation` with these (raw) arguments will read, estimated; Infinity when unknown. */
 export function estimateRows(engine: Engine, operation: string, rawArgs: unknown): number {
@@ -43,6 +45,14 @@ export function estimateRows(engine: Engine, operation: string, rawArgs: unknown
         }
       }
       rows += inPart * share;
+    }
+    // getStats buckets: a fine granularity over a long window makes many cells from few rows (and
+    // racking makes every one a row), so the buckets count too
+    const unit = op.name === 'getStats' ? args.get('granularityUnit', 'symbol') : undefined;
+    if (unit) {
+      const size = (args.get('granularity', 'integer') ?? 1) * (UNIT_MS[unit] ?? 1) * 1e6;
+      const buckets = Number.isFinite(from) && Number.isFinite(to) && size > 0 ? (to - from) / size : Infinity;
+      rows = Math.max(rows, buckets * Math.max(1, idList?.length ?? 1));
     }
     return rows;
   } catch {

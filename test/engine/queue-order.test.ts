@@ -83,6 +83,9 @@ describe('the estimate', () => {
     expect(est(SMALL)).toBeCloseTo((aapl[1] - aapl[0]) / 24, 6);
     expect(est({ table: 'Trade', startTS: '2024.01.01', endTS: '2030.01.01' })).toBe(keys.reduce((s, k) => s + d.partition('Trade', k)!.rows, 0));
     expect(est({ table: 'Instrument' })).toBe(d.reference('Instrument')!.rows);
+    // buckets count: a one-second getStats over a day is not small, whatever rows it reads
+    expect(estimateRows(engine, 'getStats', { table: 'Trade', startTS: '2024.03.06D15:00', endTS: '2024.03.06D16:00', idList: ['AAPL'], granularity: 1, granularityUnit: 'second', analytics: ['vwap'] })).toBe(3600);
+    expect(estimateRows(engine, 'getStats', { table: 'Trade', startTS: '2024.03.06', endTS: '2024.03.07', idList: ['AAPL'], granularity: 1, granularityUnit: 'millisecond', fill: 'forward', analytics: ['vwap'] })).toBe(86_400_000);
     // what it cannot tell waits its turn
     expect(est({ table: 'Nope' })).toBe(Infinity);
     expect(estimateRows(engine, 'generateOrderAnalytics', { table: 'Order', dt: '2024.03.06' })).toBe(Infinity);

@@ -165,6 +165,15 @@ export function environmentError(err: unknown, doing?: string): TickscopeError |
   return new TickscopeError(env.kind, `${doing ? `${doing}: ` : ''}${path ? `${path}: ` : ''}${e.code}: ${env.fix}`);
 }
 
+/** A listen that failed for a reason the user can fix (the port in use, a privileged port), said in one line. */
+export function listenError(e: unknown, host: string, port: number, flag: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new TickscopeError('badRequest', `${flag} ${port}: ${host}:${port} is already in use by another process; stop it or give another port (0 picks a free one)`);
+  if (code === 'EACCES') return new TickscopeError('accessDenied', `${flag} ${port}: not permitted to listen on ${host}:${port} (ports below 1024 need privileges); give a port of 1024 or more`);
+  if (code === 'EADDRNOTAVAIL') return new TickscopeError('badRequest', `--host ${host}: not an address of this machine; expected one of its addresses (127.0.0.1 for loopback)`);
+  return e;
+}
+
 /** Wraps anything thrown into a TickscopeError, keeping application errors as they are. */
 export function asTickscopeError(err: unknown): TickscopeError {
   if (err instanceof TickscopeError) return err;

@@ -16,7 +16,7 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip as gzipCallback } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { asTickscopeError, quoteText, TickscopeError } from '../core/errors.js';
+import { asTickscopeError, listenError, quoteText, TickscopeError } from '../core/errors.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { OPERATIONS } from '../registry/operations.js';
 import { boundedBodies } from '../server/http-input.js';
@@ -452,11 +452,3 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
 }
 
 
-/** A listen that failed for a reason the user can fix (the port in use, a privileged port), said in one line. */
-export function listenError(e: unknown, host: string, port: number, flag: string): unknown {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new TickscopeError('badRequest', `${flag} ${port}: ${host}:${port} is already in use by another process; stop it or give another port (0 picks a free one)`);
-  if (code === 'EACCES') return new TickscopeError('accessDenied', `${flag} ${port}: not permitted to listen on ${host}:${port} (ports below 1024 need privileges); give a port of 1024 or more`);
-  if (code === 'EADDRNOTAVAIL') return new TickscopeError('badRequest', `--host ${host}: not an address of this machine; expected one of its addresses (127.0.0.1 for loopback)`);
-  return e;
-}

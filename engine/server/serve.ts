@@ -14,8 +14,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type ChartRequest, EXPORT_FORMATS, type ExportFormat } from '../contract.js';
-import { asTickscopeError, quoteText, TickscopeError } from '../core/errors.js';
-import { listenError } from '../gateway/rest.js';
+import { asTickscopeError, listenError, quoteText, TickscopeError } from '../core/errors.js';
 import type { QueryService } from '../service/query-service.js';
 import { boundedBodies } from './http-input.js';
 

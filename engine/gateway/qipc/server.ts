@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { asTickscopeError, quoteText, TickscopeError } from '../../core/errors.js';
+import { asTickscopeError, listenError, quoteText, TickscopeError } from '../../core/errors.js';
 import type { ProcessSettings } from '../../executor/settings.js';
 import { operationByName } from '../../registry/operations.js';
 import type { QueryService } from '../../service/query-service.js';
@@ -31,7 +31,6 @@ import { callOf } from './call.js';
 import { decodeMessage } from './decode.js';
 import { type Frame, FrameReader } from './framing.js';
 import { qErrorMessage, type QReply } from './result.js';
-import { listenError } from '../rest.js';
 import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, FailedSecrets, Throttle } from '../throttle.js';
 
 /** The gateway's limits: the process settings it reads (SPEC 10) and its own. */

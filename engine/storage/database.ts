@@ -218,6 +218,50 @@ export class Database {
     this.currentConfig = config;
     this.configStamp = fileStamp(join(dir, 'config.json'));
     this.refresh();
+    this.tidy();
+  }
+
+  /**
+   * What writers left behind, removed when the database is opened (not only at the next write, which
+   * may never come to a database only read): folders of a write that died before its manifest named
+   * them, folders set aside for removal, and superseded folders whose grace period has passed. Looked
+   * for without the lock (a few directory reads); removed only under it, taken without waiting: a
+   * writer at work removes them at its own commit, and a database this process may not write (a
+   * read-only disk, another user's folder) is left as it is.
+   */
+  private tidy(): void {
+    if (!this.hasLeftovers()) return;
+    try {
+      withWriteLock(
+        this.dir,
+        () => {
+          this.manifestStamp = '';
+          this.refresh();
+          this.removeSuperseded();
+        },
+        { waitMs: 0 },
+      );
+    } catch {
+      /* busy or not writable: the next commit tidies */
+    }
+  }
+
+  private hasLeftovers(): boolean {
+    const m = this.manifest;
+    const now = Date.now();
+    if ((m.retired ?? []).some((r) => now - r.at >= this.retireMs)) return true;
+    const known = new Set([...liveFolders(m), ...(m.retired ?? []).map((r) => r.dir)]);
+    const data = join(this.dir, 'data');
+    try {
+      // temporary lock files and unfinished manifests of writers that died (removed by taking the lock)
+      if (readdirSync(this.dir).some((f) => f.startsWith('.write.lock.') || f.startsWith('manifest.json.tmp-'))) return true;
+      for (const table of readdirSync(data)) {
+        for (const f of readdirSync(join(data, table))) if (!known.has(join('data', table, f))) return true;
+      }
+    } catch {
+      return false; // no data folder yet, or unreadable: nothing this open can tidy
+    }
+    return false;
   }
 
   /** config.json as last read: an edit applies from the next query (no restart, no rebuild). */

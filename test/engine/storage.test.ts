@@ -91,27 +91,62 @@ describe('database storage', () => {
     expect([...ll.values]).toEqual([9007199254740991, 1, 2, 3]);
   });
 
-  it('keeps the old state when a write dies before the manifest swap, and cleans up after', async () => {
+  it('keeps the old state when a write dies before the manifest swap, and cleans up when next opened', async () => {
     const dir = join(tempDir(), 'db');
     const db = Database.create(dir, allTypesSchema());
     db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
     const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8');
-    // A crashed writer: a half-written partition folder and a temporary manifest, never renamed; and
-    // a superseded folder a process set aside for deletion but stopped before deleting.
-    mkdirSync(join(dir, 'data', 'T', '2024-03-06.g99'));
-    writeFileSync(join(dir, 'data', 'T', '2024-03-06.g99', 'ts.i64'), 'torn');
-    mkdirSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1'));
-    writeFileSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1', 'ts.i64'), 'old');
-    writeFileSync(join(dir, 'manifest.json.tmp-12345'), '{"broken":');
+    const leave = (): void => {
+      // A crashed writer: a half-written partition folder and a temporary manifest, never renamed; and
+      // a superseded folder a process set aside for deletion but stopped before deleting.
+      mkdirSync(join(dir, 'data', 'T', '2024-03-06.g99'));
+      writeFileSync(join(dir, 'data', 'T', '2024-03-06.g99', 'ts.i64'), 'torn');
+      mkdirSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1'));
+      writeFileSync(join(dir, 'data', 'T', '.removing-2024-03-06.g0.4242.1', 'ts.i64'), 'old');
+      writeFileSync(join(dir, 'manifest.json.tmp-12345'), '{"broken":');
+    };
+    leave();
+    // While another writer holds the lock, opening neither waits for it nor touches its folders.
+    let during: Database | undefined;
+    let openMs = 0;
+    withWriteLock(dir, () => {
+      const t0 = performance.now();
+      during = Database.open(dir);
+      openMs = performance.now() - t0;
+    });
+    expect(openMs).toBeLessThan(1000);
+    expect(during!.partition('T', '2024-03-06')!.rows).toBe(3);
+    expect(existsSync(join(dir, 'data', 'T', '2024-03-06.g99'))).toBe(true);
+    // The next open removes what no manifest names; the data stays as it was.
     const reader = Database.open(dir);
     expect(reader.partition('T', '2024-03-06')!.rows).toBe(3);
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(manifest);
-    // The next commit removes what no manifest names.
+    expect(existsSync(join(dir, 'manifest.json.tmp-12345'))).toBe(false);
+    // set aside at once (readers no longer find it), deleted from disk off the open's path
+    expect(readdirSync(join(dir, 'data', 'T')).filter((f) => !f.startsWith('.'))).toEqual(['2024-03-06.g1']);
+    await reader.removals();
+    expect(readdirSync(join(dir, 'data', 'T'))).toEqual(['2024-03-06.g1']);
+    // A commit does the same for a writer that died while this one was open.
+    leave();
     reader.commit({ partitions: [{ table: 'T', key: '2024-03-07', data: sample().take(Int32Array.of(0)) }] });
-    // set aside at once (readers no longer find it), deleted from disk off the commit's path
-    expect(readdirSync(join(dir, 'data', 'T')).filter((f) => !f.startsWith('.')).sort()).toEqual(['2024-03-06.g1', '2024-03-07.g2']);
     await reader.removals();
     expect(readdirSync(join(dir, 'data', 'T')).sort()).toEqual(['2024-03-06.g1', '2024-03-07.g2']);
+  });
+
+  it('removes superseded folders past their grace period when opened, not before', async () => {
+    const dir = join(tempDir(), 'db');
+    const db = Database.create(dir, allTypesSchema());
+    db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample() }] });
+    db.commit({ partitions: [{ table: 'T', key: '2024-03-06', data: sample().take(Int32Array.of(0)) }] });
+    // the first folder is retired, kept for readers of other threads and processes
+    expect(readdirSync(join(dir, 'data', 'T')).sort()).toEqual(['2024-03-06.g1', '2024-03-06.g2']);
+    Database.open(dir, { retireMs: 60_000 });
+    expect(readdirSync(join(dir, 'data', 'T')).sort()).toEqual(['2024-03-06.g1', '2024-03-06.g2']);
+    const later = Database.open(dir, { retireMs: 0 });
+    await later.removals();
+    expect(readdirSync(join(dir, 'data', 'T'))).toEqual(['2024-03-06.g2']);
+    expect(later.partition('T', '2024-03-06')!.rows).toBe(1);
+    expect((JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { retired?: unknown[] }).retired).toEqual([]);
   });
 
   it('shows a commit to another open Database (another process) after refresh', () => {

@@ -39,6 +39,9 @@ describe('the order-analytics workspace', () => {
     await expect.poll(() => page.locator('[data-testid="generate-held"]').textContent()).toContain(`already holds ${held.toLocaleString('en-US')} rows`);
     await page.click('[data-testid="run"]');
     await expect.poll(() => page.locator('[data-testid="generate-written"]').textContent()).toMatch(new RegExp(`Wrote ${held.toLocaleString('en-US')} OrderAnalytics rows .*replacing the stored rows of the same orders`));
+    // the count under it now includes the rows just written (not "already holds", which read as duplicates)
+    await expect.poll(() => page.locator('[data-testid="generate-held"]').textContent()).toContain(`now holds ${held.toLocaleString('en-US')} rows`);
+    expect(await page.locator('[data-testid="generate-held"]').textContent()).toContain('those just written included');
     // regenerated, not appended: the window still holds one row per order
     expect(call('getOrderAnalyticSummary', { table: 'OrderAnalytics', startTS: dt, endTS: `${dt}D23:59:59.999999999`, groupBy: [], summaryFunctions: ['orderCount'], agg: { n: ['count', 'i'] } })[0]).toEqual({ orderCount: held, n: held });
   });

@@ -116,4 +116,52 @@ describe('the app against a remote gateway', () => {
     await page.selectOption('[data-testid="connection"]', 'embedded');
     await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'Embedded engine');
   });
+
+  it("keeps every operation's form across connections, marking what the connection does not know", async () => {
+    // getTicks filled in on the embedded engine
+    await page.selectOption('[data-testid="arg-table"]', 'Trade');
+    await page.fill('[data-testid="arg-startTS"]', '2024.03.06D14:30:00');
+    await page.fill('[data-testid="arg-endTS"]', '2024.03.06D15:00:00');
+    await page.fill('[data-testid="arg-idList"]', 'MSFT');
+    await page.keyboard.press('Escape');
+    const ticksBody = await page.locator('[data-testid="request-preview"]').textContent();
+    // getStats with analytics, an aggregation and a grouping
+    await page.click('nav.op-tabs >> text=getStats');
+    const stats = { table: 'Trade', startTS: '2024.03.06D14:30:00', endTS: '2024.03.06D16:00:00', analytics: ['vwap', 'maxPrice'], groupBy: ['instrumentID'], agg: { n: ['count', 'price'] } };
+    await page.goto(`${app.url}#op=getStats&args=${encodeURIComponent(JSON.stringify(stats))}`);
+    await page.reload();
+    await page.waitForSelector('[data-testid="arg-analytics"]');
+    const statsBody = await page.locator('[data-testid="request-preview"]').textContent();
+    expect(JSON.parse(statsBody!)).toEqual(stats);
+    await page.click('nav.op-tabs >> text=getTicks');
+    await page.selectOption('[data-testid="arg-table"]', 'Trade');
+    await page.fill('[data-testid="arg-startTS"]', '2024.03.06D14:30:00');
+    await page.fill('[data-testid="arg-endTS"]', '2024.03.06D15:00:00');
+    await page.fill('[data-testid="arg-idList"]', 'MSFT');
+    await page.fill('[data-testid="arg-columns"]', 'price, bogusColumn');
+    await page.keyboard.press('Escape');
+    const ticks = await page.locator('[data-testid="request-preview"]').textContent();
+    expect(ticks).not.toBe(ticksBody);
+    // to the remote and back (a reload forgot the remote: add it again)
+    await page.click('nav.op-tabs >> text=getStats');
+    await fillRemote(page, SECRET);
+    await page.waitForSelector('[data-testid="remote-dialog"]', { state: 'detached' });
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'research');
+    await expect.poll(() => page.locator('[data-testid="request-preview"]').textContent()).toBe(statsBody);
+    await page.click('nav.op-tabs >> text=getTicks');
+    expect(await page.locator('[data-testid="request-preview"]').textContent()).toBe(ticks);
+    // a column the table does not have stays in the form, marked with the reason
+    await expect.poll(() => page.locator('[data-testid="arg-columns-error"]').textContent()).toBe('bogusColumn is not a column of Trade on research');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: join(ARTIFACTS, 'remote-form-kept-1280.png') });
+    await page.selectOption('[data-testid="connection"]', 'embedded');
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection-name"]')?.textContent === 'Embedded engine');
+    expect(await page.locator('[data-testid="request-preview"]').textContent()).toBe(ticks);
+    // getStats runs as it was set up, on this connection too
+    await page.click('nav.op-tabs >> text=getStats');
+    expect(await page.locator('[data-testid="request-preview"]').textContent()).toBe(statsBody);
+    await page.click('[data-testid="run"]');
+    await page.waitForSelector('[data-testid="rows"]');
+    expect(await page.locator('[data-testid="error"]').count()).toBe(0);
+  });
 });

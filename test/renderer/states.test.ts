@@ -104,6 +104,23 @@ describe('words for requests and empty results', () => {
     ]);
   });
 
+  it('sends an empty OrderAnalytics window to generateOrderAnalytics when the orders are stored, else to the window', () => {
+    const analytics = { name: 'OrderAnalytics', firstDate: '2024-03-06', lastDate: '2024-03-06' };
+    const orders = { name: 'Order', firstDate: '2024-03-06', lastDate: '2024-03-08' };
+    const req = { operation: 'getOrderAnalyticSummary', args: { table: 'OrderAnalytics', startTS: '2024.03.07D00:00:00', endTS: '2024.03.08D00:00:00' } };
+    const d = describeEmpty(req, { startTS: '2024-03-07T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, analytics, [], orders);
+    expect(d.generate).toEqual({ dt: '2024-03-07' });
+    expect(d.next).toBe('OrderAnalytics rows are written by generateOrderAnalytics from the orders: run it for 2024-03-07, then run this again.');
+    expect(d.next).not.toMatch(/widen/i);
+    // no orders on those dates either: the window is what to change
+    const late = { ...req, args: { ...req.args, startTS: '2024.03.20', endTS: '2024.03.21' } };
+    const e = describeEmpty(late, { startTS: '2024-03-20T00:00:00.000000000', endTS: '2024-03-21T00:00:00.000000000' }, analytics, [], orders);
+    expect(e.generate).toBeNull();
+    expect(e.next).toMatch(/^Widen the window/);
+    // other tables keep the window advice
+    expect(describeEmpty({ operation: 'getTicks', args: { table: 'Trade' } }, {}, trade, [], orders).next).toMatch(/^Widen the window/);
+  });
+
   it('says why an identifier chip is red', () => {
     expect(idProblem('AAPL', ['AAPL'], trade)).toBeNull();
     expect(idProblem('ZZZ', [], trade)).toBeNull();

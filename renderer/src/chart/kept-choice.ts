@@ -14,6 +14,11 @@ export function keptId(shown: string | null, ids: readonly string[], fallback: s
 /** What was on screen, across results (and across the chart and the ladder, only one of which is mounted). */
 const memory: { shown: string | null; resultId: string | null } = { shown: null, resultId: null };
 
+/** The identifier to chart for a result and the store's choice (what useKeptId returns, for code outside React). */
+export function idToShow(result: { readonly resultId: string; readonly ids: readonly string[] } | null, chosen: string | null): string | null {
+  return result !== null && result.resultId !== memory.resultId ? keptId(memory.shown, result.ids, chosen) : chosen;
+}
+
 /**
  * The identifier to chart for the store's result. A result not seen yet gets the instrument shown
  * before when it holds it (written back to the store at once, so the request for the default never
@@ -23,8 +28,7 @@ export function useKeptId(): string | null {
   const result = useStore((s) => s.result);
   const chosen = useStore((s) => s.chart.id);
   const setChart = useStore((s) => s.setChart);
-  const fresh = result !== null && result.resultId !== memory.resultId;
-  const id = fresh ? keptId(memory.shown, result.ids, chosen) : chosen;
+  const id = idToShow(result, chosen);
   useEffect(() => {
     if (!result) return;
     if (result.resultId !== memory.resultId) {

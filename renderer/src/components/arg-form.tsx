@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
 import { copyText } from '../clipboard';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
+import { unknownValues } from '../form/form-check';
 import { type FormValue, type FormValues, textOf } from '../form/values';
 import { buildArgs } from '../store/request';
 import { operationSpec, tablesOf, useStore } from '../store/store';
@@ -122,6 +123,8 @@ export interface ArgFormViewProps {
   /** Exchanges of ExchangeHolidayCal, offered by applyHolidayCalendar. */
   readonly exchanges?: readonly string[];
   readonly formError: string | null;
+  /** The form error is shown under the fields it names (default: when any field is marked). */
+  readonly formErrorMarked?: boolean;
   /** Fields the last error named, with the text shown under each. */
   readonly marks?: Readonly<Record<string, string>>;
   readonly setField: (name: string, value: FormValue) => void;
@@ -168,7 +171,7 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           mark={p.marks?.[arg.name]}
         />
       ))}
-      {p.formError && !Object.keys(p.marks ?? {}).length && (
+      {p.formError && !(p.formErrorMarked ?? Object.keys(p.marks ?? {}).length > 0) && (
         <div className="error-text form-error" role="alert">
           {p.formError}
         </div>
@@ -198,10 +201,14 @@ export function ArgForm(): React.JSX.Element {
   const setAssembly = useStore((s) => s.setAssembly);
   const identifiers = useStore((s) => s.identifiers);
   const formError = useStore((s) => s.formError);
-  const marks = useStore((s) => (s.marks?.operation === s.operation ? s.marks.fields : undefined));
+  const errorMarks = useStore((s) => (s.marks?.operation === s.operation ? s.marks.fields : undefined));
   const assemblies = useMemo(() => info?.assemblies.map((a) => a.name) ?? [], [info]);
   const op = operationSpec(info, operation);
   const tables = tablesOf({ info, assembly });
+  // values this connection does not know (kept from another connection or assembly), then the last error's
+  const where = `${info?.connection?.name ?? 'this connection'}${assemblies.length > 1 ? ` (${assembly})` : ''}`;
+  const unknown = useMemo(() => (op ? unknownValues(op, values, tables, where) : {}), [op, values, tables, where]);
+  const marks = errorMarks || Object.keys(unknown).length ? { ...unknown, ...errorMarks } : undefined;
   const wantsCalendar = !!op?.args.some((a) => a.widget === 'holiday') && tables.some((t) => t.name === HOLIDAY_TABLE);
   useEffect(() => {
     if (wantsCalendar) void useStore.getState().loadIdentifiers(HOLIDAY_TABLE);
@@ -219,6 +226,7 @@ export function ArgForm(): React.JSX.Element {
       summaryFunctions={info?.assemblies.find((a) => a.name === assembly)?.summaryFunctions ?? []}
       exchanges={identifiers[`${assembly}/${HOLIDAY_TABLE}`] ?? []}
       formError={formError}
+      formErrorMarked={errorMarks !== undefined}
       {...(marks ? { marks } : {})}
       setField={setField}
       setAssembly={setAssembly}

@@ -6,7 +6,7 @@
  * window in the zones the request used, the filters and identifiers that produced it).
  */
 import { useEffect, useState } from 'react';
-import { describeEmpty, requestLabel, shortValue } from '../states/describe';
+import { describeEmpty, ORDERS_TABLE, requestLabel, shortValue } from '../states/describe';
 import { errorKind } from '../states/error-kinds';
 import { tablesOf, useStore } from '../store/store';
 import { expandPane } from './panes';
@@ -125,7 +125,8 @@ export function EmptyPanel(): React.JSX.Element | null {
   if (!result || !request || result.rows !== 0) return null;
   const tableName = typeof request.args['table'] === 'string' ? request.args['table'] : '';
   const table = tablesOf({ info, assembly }).find((t) => t.name === tableName);
-  const d = describeEmpty(request, result.header, table, identifiers[`${assembly}/${tableName}`] ?? []);
+  const orders = tablesOf({ info, assembly }).find((t) => t.name === ORDERS_TABLE);
+  const d = describeEmpty(request, result.header, table, identifiers[`${assembly}/${tableName}`] ?? [], orders);
   return (
     <section className="state-panel empty-panel" aria-label="No rows" data-testid="empty-panel">
       <div className="state-head">
@@ -145,9 +146,26 @@ export function EmptyPanel(): React.JSX.Element | null {
           {h}
         </p>
       ))}
-      <p className="state-note muted">Widen the window or loosen the filters in the form, then run again.</p>
+      <p className="state-note muted" data-testid="empty-next">
+        {d.next}
+        {d.generate && (
+          <>
+            {' '}
+            <button type="button" className="link-button" data-testid="open-generate" onClick={() => openGenerate(d.generate!.dt)}>
+              Open generateOrderAnalytics{d.generate.dt ? ` for ${d.generate.dt}` : ''} →
+            </button>
+          </>
+        )}
+      </p>
     </section>
   );
+}
+
+/** Shows generateOrderAnalytics' form, on this date when one is known. */
+function openGenerate(dt: string | null): void {
+  const s = useStore.getState();
+  s.setOperation('generateOrderAnalytics');
+  if (dt) s.setField('dt', dt.replace(/-/g, '.'));
 }
 
 function Fact(p: { readonly name: string; readonly value: string; readonly testId?: string }): React.JSX.Element {

@@ -5,121 +5,43 @@
  * the pointer is away), so hovering never moves the layout. Volume is scaled to a robust maximum:
  * auction prints are drawn clipped, in amber.
  */
-import { tableFromIPC } from 'apache-arrow';
-import { createChartEx, HistogramSeries, type IChartApiBase, type ISeriesApi, LineSeries, type MouseEventParams } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { backend } from '../backend';
-import { baseChartOptions, clippedColour } from '../chart/chart-theme';
 import { useKeptId } from '../chart/kept-choice';
-import { SeqHorzScale } from '../chart/seq-scale';
+import { TickChartAdapter, type TickPlot, wantedPlot } from '../chart/tick-chart-adapter';
 import { exactText, formatReadout, valueFormat } from '../chart/value-format';
-import { CLIP_FACTOR, drawnValue, isClipped, volumeScale, type VolumeScale } from '../chart/volume-scale';
+import { CLIP_FACTOR, isClipped } from '../chart/volume-scale';
 import { formatNumber } from '../grid/number-format';
-import { useStore } from '../store/store';
+import { appStore, useStore } from '../store/store';
 import '../charts.css';
-
-const MAX_POINTS = 100_000;
-const VOLUME_COLOUR = 'rgba(120, 144, 156, 0.55)';
-
-interface ChartParts {
-  readonly chart: IChartApiBase<number>;
-  readonly line: ISeriesApi<'Line', number>;
-  readonly volume: ISeriesApi<'Histogram', number>;
-  readonly scale: SeqHorzScale;
-}
-
-/** What is charted: the points of one request, kept for the readout. */
-interface Plotted {
-  readonly seq: Int32Array;
-  readonly value: Float64Array;
-  readonly volume: Float64Array | null;
-  readonly volumeScale: VolumeScale | null;
-  readonly total: number;
-  readonly conflated: boolean;
-}
-
-function makeChart(el: HTMLElement): ChartParts {
-  const scale = new SeqHorzScale();
-  const chart = createChartEx<number, SeqHorzScale>(el, scale, baseChartOptions(0.001));
-  const line = chart.addSeries(LineSeries, { color: '#4ea1ff', lineWidth: 1, priceLineVisible: false, lastValueVisible: true });
-  const volume = chart.addSeries(HistogramSeries, { color: VOLUME_COLOUR, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
-  chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
-  // below the readout legend, above the volume bars
-  line.priceScale().applyOptions({ scaleMargins: { top: 0.12, bottom: 0.25 } });
-  return { chart, line, volume, scale };
-}
 
 /** The tick chart panel; `onShowLadder` offers the way back when the result also has a depth ladder. */
 export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void } = {}): React.JSX.Element {
   const host = useRef<HTMLDivElement>(null);
-  const parts = useRef<ChartParts | null>(null);
   const result = useStore((s) => s.result);
   const choice = useStore((s) => s.chart);
   const setChart = useStore((s) => s.setChart);
-  const selectRow = useStore((s) => s.selectRow);
   const id = useKeptId();
-  const [plotted, setPlotted] = useState<Plotted | null>(null);
+  const [drawn, setPlotted] = useState<TickPlot | null>(null);
   const [error, setError] = useState<string | null>(null);
   /** The result row under the crosshair (null: the last tick). */
   const [hover, setHover] = useState<number | null>(null);
 
+  // the chart follows the store itself (chart/tick-chart-adapter.ts); React only hosts it and shows its readout
   useEffect(() => {
     if (!host.current) return undefined;
-    const p = makeChart(host.current);
-    parts.current = p;
-    p.chart.subscribeCrosshairMove((param: MouseEventParams<number>) => setHover(param.time ?? null));
-    p.chart.subscribeClick((param: MouseEventParams<number>) => {
-      if (param.time !== undefined) selectRow(param.time);
+    const adapter = new TickChartAdapter(host.current, appStore, {
+      plotted: (p) => {
+        setHover(null);
+        setPlotted(p);
+      },
+      failed: setError,
+      hover: setHover,
     });
-    return () => {
-      p.chart.remove();
-      parts.current = null;
-    };
-  }, [selectRow]);
+    return () => adapter.dispose();
+  }, []);
 
-  useEffect(() => {
-    const p = parts.current;
-    if (!p) return undefined;
-    let cancelled = false;
-    setHover(null);
-    if (!result || !result.timeColumn || !choice.valueColumn) {
-      p.line.setData([]);
-      p.volume.setData([]);
-      setPlotted(null);
-      return undefined;
-    }
-    setError(null);
-    backend()
-      .chart({
-        resultId: result.resultId,
-        valueColumn: choice.valueColumn,
-        ...(choice.volumeColumn ? { volumeColumn: choice.volumeColumn } : {}),
-        ...(id ? { id } : {}),
-        maxPoints: MAX_POINTS,
-      })
-      .then((bytes) => {
-        if (cancelled) return;
-        const t = tableFromIPC(bytes);
-        const seq = t.getChild('seq')!.toArray() as Int32Array;
-        const ts = t.getChild('ts')!.toArray() as BigInt64Array;
-        const value = t.getChild('value')!.toArray() as Float64Array;
-        const volume = choice.volumeColumn ? (t.getChild('volume')!.toArray() as Float64Array) : null;
-        p.scale.setPoints(seq, ts, result.outputTZ);
-        p.line.setData(Array.from(seq, (s, i) => (Number.isNaN(value[i]) ? { time: s } : { time: s, value: value[i]! })));
-        const vs = volume ? volumeScale(volume) : null;
-        if (volume && vs) {
-          const clipped = clippedColour();
-          p.volume.setData(Array.from(seq, (s, i) => (isClipped(vs, volume[i]!) ? { time: s, value: drawnValue(vs, volume[i]!), color: clipped } : { time: s, value: volume[i]! })));
-        } else p.volume.setData([]);
-        p.chart.timeScale().fitContent();
-        setPlotted({ seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true' });
-      })
-      .catch((e: unknown) => !cancelled && setError((e as Error).message));
-    return () => {
-      cancelled = true;
-    };
-  }, [result, choice.valueColumn, choice.volumeColumn, id]);
-
+  // a plot of another result, column or instrument is never read for this one (its rows, its scale)
+  const plotted = drawn && drawn.key === wantedPlot({ result, chart: { ...choice, id } })?.key ? drawn : null;
   const numeric = result?.columns.filter((c) => c.type === 'float' || c.type === 'long' || c.type === 'int') ?? [];
   const valueFmt = useMemo(() => {
     const name = choice.valueColumn;
@@ -132,7 +54,7 @@ export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void
   }, [plotted, result, choice.volumeColumn]);
 
   // the tick under the crosshair, or the last one
-  const at = plotted && plotted.seq.length > 0 ? (hover === null ? plotted.seq.length - 1 : (parts.current?.scale.indexOf(hover) ?? null)) : null;
+  const at = plotted && plotted.seq.length > 0 ? (hover === null ? plotted.seq.length - 1 : (plotted.scale.indexOf(hover) ?? null)) : null;
   const row = at !== null && plotted ? plotted.seq[at]! : null;
   const v = at !== null ? plotted?.value[at] : undefined;
   const vol = at !== null ? (plotted?.volume?.[at] ?? undefined) : undefined;
@@ -208,7 +130,7 @@ export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void
                 </b>
               )}
               <span className="muted" data-testid="chart-readout-time">
-                {parts.current?.scale.formatHorzItem(row as never) ?? ''}
+                {plotted.scale.formatHorzItem(row as never)}
               </span>
               {choice.valueColumn && valueFmt && (
                 <span data-col={choice.valueColumn} title={exactText(v)}>

@@ -69,7 +69,16 @@ export interface EmptyDescription {
   readonly filters: ReadonlyArray<readonly [string, string]>;
   /** Likely reasons: the table's dates, identifiers it does not hold. */
   readonly hints: readonly string[];
+  /** What to do next, in a sentence. */
+  readonly next: string;
+  /** The rows are made by generateOrderAnalytics (OrderAnalytics, SPEC 3.1) and the orders of the window are stored: the fix is to run it, for this date. */
+  readonly generate: { readonly dt: string | null } | null;
 }
+
+/** The table generateOrderAnalytics writes (SPEC 3.1): its rows exist only once that operation has run. */
+export const GENERATED_TABLE = 'OrderAnalytics';
+/** The table it reads the orders from. */
+export const ORDERS_TABLE = 'Order';
 
 /** What the table list knows of the queried table. */
 export interface TableDates {
@@ -79,7 +88,7 @@ export interface TableDates {
 }
 
 /** The description of an empty result: the window and filters that produced it, and likely reasons. */
-export function describeEmpty(req: RequestLike, header: WindowHeader, table: TableDates | undefined, knownIds: readonly string[]): EmptyDescription {
+export function describeEmpty(req: RequestLike, header: WindowHeader, table: TableDates | undefined, knownIds: readonly string[], orders?: TableDates): EmptyDescription {
   const a = req.args;
   const inputTZ = zoneOf(a['inputTZ']);
   const outputTZ = zoneOf(a['outputTZ']);
@@ -106,7 +115,20 @@ export function describeEmpty(req: RequestLike, header: WindowHeader, table: Tab
     const missing = ids.map(text).filter((i) => !known.has(i));
     if (missing.length > 0) hints.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in ${table?.name ?? 'the table'} on any date`);
   }
-  return { window, read, filters, hints };
+  const ordersHold = orders?.firstDate && orders.lastDate && dates.some((d) => d >= orders.firstDate! && d <= orders.lastDate!);
+  if (table?.name === GENERATED_TABLE && ordersHold) {
+    // the window is right (the orders are there): the rows are made by generateOrderAnalytics, from them
+    const dt = dates.find((d) => d >= orders.firstDate! && d <= orders.lastDate!) ?? null;
+    return {
+      window,
+      read,
+      filters,
+      hints,
+      next: `${GENERATED_TABLE} rows are written by generateOrderAnalytics from the orders: run it for ${dt ?? 'these dates'}, then run this again.`,
+      generate: { dt },
+    };
+  }
+  return { window, read, filters, hints, next: 'Widen the window or loosen the filters in the form, then run again.', generate: null };
 }
 
 /**

@@ -24,6 +24,9 @@ export function generateWindow(values: FormValues): { startTS: string; endTS: st
 
 const NO_VALUES: FormValues = {};
 
+/** A request's arguments as form values (text), for generateWindow. */
+const formOfArgs = (args: Readonly<Record<string, unknown>>): FormValues => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+
 export function GenerateBanner(): React.JSX.Element {
   const values = useStore((s) => s.forms.generateOrderAnalytics) ?? NO_VALUES;
   const result = useStore((s) => (s.request?.operation === 'generateOrderAnalytics' ? s.result : null));
@@ -56,6 +59,9 @@ export function GenerateBanner(): React.JSX.Element {
   }, [key, running, result?.resultId]);
 
   const regen = values['regenExistingIDs'] === true;
+  // the rows counted include the ones the last run wrote when it ran over this very window
+  const ran = request?.operation === 'generateOrderAnalytics' ? generateWindow(formOfArgs(request.args)) : null;
+  const writtenHere = result !== null && ran !== null && `${ran.startTS}|${ran.endTS}` === key;
   const openSummary = (): void => {
     const s = useStore.getState();
     s.setOperation('getOrderAnalyticSummary');
@@ -87,7 +93,9 @@ export function GenerateBanner(): React.JSX.Element {
               ? 'The stored OrderAnalytics rows of this window could not be counted.'
               : held.rows === 0
                 ? `OrderAnalytics holds no rows struck in this window yet.`
-                : `OrderAnalytics already holds ${held.rows.toLocaleString()} row${held.rows === 1 ? '' : 's'} (${held.orders.toLocaleString()} order${held.orders === 1 ? '' : 's'}) struck in this window: ${regen ? 'regenerate replaces those of the orders it writes.' : 'with regenerate off, a run appends, so those orders will count twice in row counts.'}`}
+                : writtenHere
+                  ? `OrderAnalytics now holds ${held.rows.toLocaleString()} row${held.rows === 1 ? '' : 's'} (${held.orders.toLocaleString()} order${held.orders === 1 ? '' : 's'}) struck in this window, those just written included. Run again: ${regen ? 'regenerate replaces them.' : 'with regenerate off, the orders would count twice.'}`
+                  : `OrderAnalytics already holds ${held.rows.toLocaleString()} row${held.rows === 1 ? '' : 's'} (${held.orders.toLocaleString()} order${held.orders === 1 ? '' : 's'}) struck in this window: ${regen ? 'regenerate replaces those of the orders it writes.' : 'with regenerate off, a run appends, so those orders will count twice in row counts.'}`}
       </div>
     </section>
   );

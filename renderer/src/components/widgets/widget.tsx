@@ -89,6 +89,16 @@ export function Widget(p: WidgetProps): React.JSX.Element {
   );
 }
 
+/** The form's window as typed (startTS, endTS; or dt and the day after), for the zones' offsets over it. */
+function windowTexts(values: FormValues): readonly [string, string] {
+  const dt = /^(\d{4})[.-](\d{2})[.-](\d{2})$/.exec(textOf(values['dt']).trim());
+  if (dt) {
+    const next = new Date(Date.UTC(Number(dt[1]), Number(dt[2]) - 1, Number(dt[3]) + 1)).toISOString().slice(0, 10).replace(/-/g, '.');
+    return [`${dt[1]}.${dt[2]}.${dt[3]}`, next];
+  }
+  return [textOf(values['startTS']), textOf(values['endTS'])];
+}
+
 function BaseWidget(p: WidgetProps): React.JSX.Element {
   const { arg, value, onChange, table, values } = p;
   const id = `arg-${arg.name}`;
@@ -108,6 +118,8 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       return (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
           <option value="">(choose a table)</option>
+          {/* a value kept from another connection or assembly stays shown (and marked) until changed */}
+          {text && !p.tables.some((t) => t.name === text) && <option value={text}>{text} (not here)</option>}
           {p.tables.map((t) => (
             <option key={t.name} value={t.name}>
               {t.name}
@@ -121,7 +133,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       return <TimeInput id={id} value={text} onChange={onChange} placeholder={placeholder(arg, table)} zone={zone} zoneBad={zoneBad} warning={warning} describedBy={describedBy} dateOnly={arg.widget === 'date'} />;
     }
     case 'zone':
-      return <ZoneInput id={id} value={text} onChange={onChange} placeholder="UTC" describedBy={describedBy} />;
+      return <ZoneInput id={id} value={text} onChange={onChange} placeholder="UTC" describedBy={describedBy} window={windowTexts(values)} inputZone={zoneBad ? 'UTC' : zone} />;
     case 'identifiers': {
       const { items, draft } = chipsOf(value, true);
       const mapped = values['idMapping'] === true;

@@ -1,9 +1,12 @@
 /**
  * The time-zone picker: a search field over UTC and the platform's IANA zones, recent and common zones
- * first, each with its current UTC offset. Any text may be typed; an unknown zone is flagged.
+ * first, each with its current UTC offset. Any text may be typed; an unknown zone is flagged. The
+ * badge in the field shows the chosen zone's offset over the form's window (the data's dates, not
+ * today's: New York is UTC-04:00 on 2013-10-08 even in winter), both offsets when the window crosses
+ * a change.
  */
 import { useState } from 'react';
-import { isKnownZone, searchZones, zoneOffset } from '../../form/zones';
+import { isKnownZone, searchZones, windowOffsets, zoneOffset } from '../../form/zones';
 import { optionId, stepActive, SUGGEST_LIMIT, SuggestList } from './suggest-list';
 
 const RECENT_KEY = 'tickscope.recentZones';
@@ -42,6 +45,9 @@ export interface ZoneInputProps {
   readonly onChange: (v: string) => void;
   readonly placeholder: string;
   readonly describedBy?: string;
+  /** The form's window as typed (start, end), read in `inputZone`: the badge's offsets are those of its dates. */
+  readonly window?: readonly [string, string];
+  readonly inputZone?: string;
 }
 
 /** The zone field with its search list. */
@@ -115,7 +121,7 @@ export function ZoneInput(p: ZoneInputProps): React.JSX.Element {
           onKeyDown={onKeyDown}
           onClick={() => setOpen(true)}
         />
-        {!unknown && <span className="zone-offset">{offsetOf(value || 'UTC')}</span>}
+        {!unknown && <OffsetBadge zone={value || 'UTC'} window={p.window} inputZone={p.inputZone ?? 'UTC'} />}
         {open && <SuggestList id={listId} items={items} active={active} onPick={pick} onHover={setActive} empty="no such zone" />}
       </div>
       {unknown && (
@@ -124,5 +130,16 @@ export function ZoneInput(p: ZoneInputProps): React.JSX.Element {
         </div>
       )}
     </div>
+  );
+}
+
+/** The zone's offset over the window's dates (today's when the window gives none, and then said so). */
+function OffsetBadge(p: { readonly zone: string; readonly window: readonly [string, string] | undefined; readonly inputZone: string }): React.JSX.Element {
+  const { label, dated } = p.window ? windowOffsets(p.zone, p.window[0], p.window[1], p.inputZone) : { label: offsetOf(p.zone), dated: false };
+  const title = dated ? (label.includes('→') ? `${p.zone} changes offset inside the window: ${label}` : `${p.zone} on the window's dates: ${label}`) : `${p.zone} today: ${label} (the window gives no date)`;
+  return (
+    <span className="zone-offset" data-testid="zone-offset" title={title}>
+      {label}
+    </span>
   );
 }

@@ -1,0 +1,148 @@
+/**
+ * The tick chart adapter: lightweight-charts driven from the store outside React. It subscribes to
+ * the store, and whenever what is to be charted changes (the result, its zone, the line and bar
+ * columns, the instrument) it asks for the points and draws them on a chart made for them.
+ *
+ * Every plot has its own identity (the result's id, the columns, the instrument, the zone): a new
+ * plot gets a new chart and a new sequence scale, never the last one's. lightweight-charts caches
+ * tick-mark labels by the scale's keys, and the keys here are result rows, which every result reuses
+ * from 0: a chart kept across results showed the old result's times (the old day, the old zone) on
+ * its axis. The old chart stays on screen until the new points arrive, so a re-run does not flash.
+ */
+import { tableFromIPC } from 'apache-arrow';
+import { createChartEx, HistogramSeries, type IChartApiBase, type ISeriesApi, LineSeries, type MouseEventParams } from 'lightweight-charts';
+import type { StoreApi } from 'zustand/vanilla';
+import { backend } from '../backend';
+import type { AppState } from '../store/state';
+import { baseChartOptions, clippedColour } from './chart-theme';
+import { idToShow } from './kept-choice';
+import { SeqHorzScale } from './seq-scale';
+import { drawnValue, isClipped, volumeScale, type VolumeScale } from './volume-scale';
+
+/** Points asked for at most: more ticks are conflated by the engine. */
+export const MAX_POINTS = 100_000;
+const VOLUME_COLOUR = 'rgba(120, 144, 156, 0.55)';
+
+/** What is charted: the points of one plot, with the scale that labels them. */
+export interface TickPlot {
+  /** The plot's identity: result, columns, instrument and zone. */
+  readonly key: string;
+  readonly resultId: string;
+  readonly seq: Int32Array;
+  readonly value: Float64Array;
+  readonly volume: Float64Array | null;
+  readonly volumeScale: VolumeScale | null;
+  readonly total: number;
+  readonly conflated: boolean;
+  /** Labels of this plot's rows (its zone, its timestamps). */
+  readonly scale: SeqHorzScale;
+}
+
+export interface TickChartListener {
+  /** A new plot is drawn (null: nothing to chart). */
+  plotted(plot: TickPlot | null): void;
+  /** The points could not be had (null: the last error is over). */
+  failed(message: string | null): void;
+  /** The crosshair is over a result row (null: it left the chart). */
+  hover(row: number | null): void;
+}
+
+interface Parts {
+  readonly chart: IChartApiBase<number>;
+  readonly line: ISeriesApi<'Line', number>;
+  readonly volume: ISeriesApi<'Histogram', number>;
+}
+
+/** What the store asks to chart, with its identity (`key`), or null when there is nothing to chart. */
+export function wantedPlot(s: Pick<AppState, 'result' | 'chart'>): { key: string; resultId: string; valueColumn: string; volumeColumn: string | null; id: string | null; zone: string } | null {
+  const r = s.result;
+  if (!r || !r.timeColumn || !s.chart.valueColumn) return null;
+  const id = idToShow(r, s.chart.id);
+  const w = { resultId: r.resultId, valueColumn: s.chart.valueColumn, volumeColumn: s.chart.volumeColumn, id, zone: r.outputTZ };
+  return { key: JSON.stringify(w), ...w };
+}
+
+export class TickChartAdapter {
+  private parts: Parts | null = null;
+  private key: string | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly store: StoreApi<AppState>,
+    private readonly listener: TickChartListener,
+  ) {
+    this.unsubscribe = store.subscribe((s, prev) => {
+      if (s.result !== prev.result || s.chart !== prev.chart) this.update();
+    });
+    this.update();
+  }
+
+  /** Draws what the store asks for, when it differs from what is drawn or being fetched. */
+  private update(): void {
+    const w = wantedPlot(this.store.getState());
+    if ((w?.key ?? null) === this.key && (w !== null || this.parts === null)) return;
+    this.key = w?.key ?? null;
+    if (!w) {
+      this.clear();
+      this.listener.plotted(null);
+      return;
+    }
+    const key = w.key;
+    this.listener.failed(null);
+    backend()
+      .chart({ resultId: w.resultId, valueColumn: w.valueColumn, ...(w.volumeColumn ? { volumeColumn: w.volumeColumn } : {}), ...(w.id ? { id: w.id } : {}), maxPoints: MAX_POINTS })
+      .then((bytes) => {
+        if (this.key !== key) return; // asked for something else meanwhile
+        const t = tableFromIPC(bytes);
+        const seq = t.getChild('seq')!.toArray() as Int32Array;
+        const ts = t.getChild('ts')!.toArray() as BigInt64Array;
+        const value = t.getChild('value')!.toArray() as Float64Array;
+        const volume = w.volumeColumn ? (t.getChild('volume')!.toArray() as Float64Array) : null;
+        const scale = new SeqHorzScale();
+        scale.setPoints(seq, ts, w.zone);
+        const p = this.make(scale);
+        p.line.setData(Array.from(seq, (s, i) => (Number.isNaN(value[i]) ? { time: s } : { time: s, value: value[i]! })));
+        const vs = volume ? volumeScale(volume) : null;
+        if (volume && vs) {
+          const clipped = clippedColour();
+          p.volume.setData(Array.from(seq, (s, i) => (isClipped(vs, volume[i]!) ? { time: s, value: drawnValue(vs, volume[i]!), color: clipped } : { time: s, value: volume[i]! })));
+        }
+        p.chart.timeScale().fitContent();
+        this.listener.plotted({ key, resultId: w.resultId, seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true', scale });
+      })
+      .catch((e: unknown) => {
+        if (this.key === key) this.listener.failed((e as Error).message);
+      });
+  }
+
+  /** Removes the chart drawn. */
+  private clear(): void {
+    this.parts?.chart.remove();
+    this.parts = null;
+  }
+
+  /** Replaces the chart drawn by a new one on `scale`. */
+  private make(scale: SeqHorzScale): Parts {
+    this.clear();
+    const chart = createChartEx<number, SeqHorzScale>(this.host, scale, baseChartOptions(0.001));
+    const line = chart.addSeries(LineSeries, { color: '#4ea1ff', lineWidth: 1, priceLineVisible: false, lastValueVisible: true });
+    const volume = chart.addSeries(HistogramSeries, { color: VOLUME_COLOUR, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+    chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    // below the readout legend, above the volume bars
+    line.priceScale().applyOptions({ scaleMargins: { top: 0.12, bottom: 0.25 } });
+    chart.subscribeCrosshairMove((param: MouseEventParams<number>) => this.listener.hover(param.time ?? null));
+    chart.subscribeClick((param: MouseEventParams<number>) => {
+      if (param.time !== undefined) this.store.getState().selectRow(param.time);
+    });
+    this.parts = { chart, line, volume };
+    return this.parts;
+  }
+
+  /** Stops following the store and removes the chart. */
+  dispose(): void {
+    this.unsubscribe();
+    this.key = null;
+    this.clear();
+  }
+}

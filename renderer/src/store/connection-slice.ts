@@ -1,0 +1,115 @@
+/**
+ * The connection slice: the active connection's getMeta (operations, assemblies, tables), the
+ * connection list, and identifiers fetched per table. Switching connection starts the results over
+ * (another engine's results are not this one's) and keeps every form as typed: values the new
+ * connection does not know are marked in the form (form/form-check.ts), never dropped.
+ */
+import type { AppInfo, ConnectionInfo, OperationName } from '../../../engine/contract';
+import { backend } from '../backend';
+import { parseHash } from '../history/history';
+import { appMemory } from '../history/storage';
+import { type ConnectionSlice, NO_RUN, operationSpec, type Slice } from './state';
+import { initialForm, syncUrl } from './support';
+
+export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
+  info: null,
+  infoError: null,
+  assembly: '',
+  identifiers: {},
+  connections: [],
+
+  async addConnection(spec) {
+    try {
+      set({ connections: await backend().addConnection(spec) });
+    } catch (e) {
+      return (e as Error).message;
+    }
+    await get().load();
+    return null;
+  },
+
+  async useConnection(id) {
+    if (get().running) {
+      set({ notice: 'A query is running: cancel it (Esc) or wait for it before switching connection' });
+      return;
+    }
+    try {
+      set({ connections: await backend().useConnection(id) });
+    } catch (e) {
+      set({ notice: `Cannot switch connection: ${(e as Error).message}` });
+      return;
+    }
+    await get().load();
+  },
+
+  async load() {
+    const first = get().info === null;
+    try {
+      // another connection's results, marks and identifiers are not this one's; its forms stay
+      set({ ...NO_RUN, views: {}, marks: null, formError: null, identifiers: {} });
+      // until the engine answers (the first launch makes the demo database), say what it is doing
+      let answered = false;
+      const watch = setInterval(() => {
+        void backend()
+          .startup()
+          .then((msg) => {
+            if (!answered && msg) set({ notice: `Starting: ${msg}` });
+          })
+          .catch(() => undefined);
+      }, 250);
+      let info: AppInfo;
+      let connections: readonly ConnectionInfo[];
+      try {
+        [info, connections] = await Promise.all([backend().info(), backend().connections()]);
+      } finally {
+        answered = true;
+        clearInterval(watch);
+      }
+      if (get().notice?.startsWith('Starting: ')) set({ notice: null });
+      set({ connections });
+      const assembly = info.assemblies.find((a) => a.name === get().assembly)?.name ?? info.assemblies[0]?.name ?? '';
+      const tables = info.assemblies.find((a) => a.name === assembly)?.tables ?? [];
+      const s = get();
+      const fresh = s.forms.getTicks === undefined;
+      const forms = fresh ? { ...s.forms, getTicks: initialForm('getTicks', tables) } : s.forms;
+      const operation: OperationName = operationSpec(info, s.operation) ? s.operation : 'getTicks';
+      set({ info, assembly, forms, operation, infoError: null });
+      if (first) void appMemory().then(async (m) => set({ history: await m.history(), saved: await m.saved() }));
+      // a link or a reload: the form the URL holds
+      const linked = first && typeof location !== 'undefined' ? parseHash(location.hash) : null;
+      if (linked && operationSpec(info, linked.operation as OperationName)) {
+        await get().restore(linked.operation, linked.args);
+        return;
+      }
+      const table = get().forms[operation]?.['table'];
+      if (typeof table === 'string' && table) await get().loadIdentifiers(table);
+      const ticksTable = forms.getTicks?.['table'];
+      if (fresh && typeof ticksTable === 'string') {
+        if (ticksTable !== table) await get().loadIdentifiers(ticksTable);
+        const firstId = get().identifiers[`${assembly}/${ticksTable}`]?.[0];
+        if (firstId && get().forms.getTicks?.['idList'] === undefined) {
+          set({ forms: { ...get().forms, getTicks: { ...get().forms.getTicks, idList: firstId } } });
+        }
+      }
+      syncUrl(get());
+    } catch (e) {
+      set({ infoError: (e as Error).message });
+    }
+  },
+
+  setAssembly(name) {
+    set({ assembly: name });
+  },
+
+  async loadIdentifiers(table) {
+    const { assembly } = get();
+    const key = `${assembly}/${table}`;
+    if (get().identifiers[key]) return;
+    try {
+      const ids = await backend().identifiers(assembly, table);
+      set({ identifiers: { ...get().identifiers, [key]: ids } });
+    } catch {
+      // an unknown table has no identifiers; the query itself reports the error
+    }
+  },
+});

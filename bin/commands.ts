@@ -15,6 +15,7 @@ import { withStreamedFiles } from '../engine/core/query-hooks.js';
 import { writeResultParquet } from '../engine/service/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
+import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_IPC_PORT, DEFAULT_GATEWAY_PORT, DEFAULT_REALM } from '../engine/gateway/defaults.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -314,14 +315,14 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'gateway',
-    usage: 'gateway --db DIR [--db DIR ...] [--host 127.0.0.1] [--port 8080] [--ipc-port 5010] [--clients FILE] [--realm R] [--audience AUD] [--token-ttl S] [--jwks URL --issuer ISS [--scope-claim C]] [--tls-cert FILE --tls-key FILE]',
+    usage: `gateway --db DIR [--db DIR ...] [--host ${DEFAULT_GATEWAY_HOST}] [--port ${DEFAULT_GATEWAY_PORT}] [--ipc-port ${DEFAULT_GATEWAY_IPC_PORT}] [--clients FILE] [--realm R] [--audience AUD] [--token-ttl S] [--jwks URL --issuer ISS [--scope-claim C]] [--tls-cert FILE --tls-key FILE]`,
     summary: 'Serve the operations over REST with OAuth2 tokens and over kdb+ IPC (docs/gateway.md).',
     help: [
-      '--host ADDR        address to bind (default 127.0.0.1; another needs --tls-cert/--tls-key and clients)',
-      '--port N           REST port (default 8080; 0 picks a free one)',
-      '--ipc-port N       kdb+ IPC port (default 5010; 0 picks a free one)',
+      `--host ADDR        address to bind (default ${DEFAULT_GATEWAY_HOST}; another needs --tls-cert/--tls-key and clients)`,
+      `--port N           REST port (default ${DEFAULT_GATEWAY_PORT}; 0 picks a free one)`,
+      `--ipc-port N       kdb+ IPC port (default ${DEFAULT_GATEWAY_IPC_PORT}; 0 picks a free one)`,
       '--clients FILE     OAuth2 clients (tickscope clients add); without it a one-off client is printed once',
-      '--realm R          token endpoint /auth/realms/R/... and tokens\' audience (default tickscope)',
+      `--realm R          token endpoint /auth/realms/R/... and tokens' audience (default ${DEFAULT_REALM})`,
       '--audience AUD     tokens\' audience instead of the realm\'s name',
       '--token-ttl S      token lifetime in seconds (default 300)',
       '--jwks URL --issuer ISS   accept RS256 tokens of an external issuer (a Keycloak realm) instead',
@@ -347,7 +348,7 @@ export const COMMANDS: readonly Command[] = [
     },
     async run(values) {
       const dirs = dbDirs(values, 'gateway');
-      const host = (values['host'] as string | undefined) ?? '127.0.0.1';
+      const host = (values['host'] as string | undefined) ?? DEFAULT_GATEWAY_HOST;
       const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
       const cert = values['tls-cert'] as string | undefined;
       const key = values['tls-key'] as string | undefined;
@@ -376,7 +377,7 @@ export const COMMANDS: readonly Command[] = [
         }
       }
       const ttl = intOption(values, 'token-ttl', 1) ?? 300;
-      const realm = (values['realm'] as string | undefined) ?? 'tickscope';
+      const realm = (values['realm'] as string | undefined) ?? DEFAULT_REALM;
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(realm)) throw new TickscopeError('badRequest', `--realm: ${JSON.stringify(realm)} is not valid; expected letters, digits, '.', '_' or '-'`);
       const service = await QueryService.start(dirs, await processSettings(values, false, true), 'browser');
       const external = jwks ? new ExternalIssuer(jwks, iss!, values['audience'] as string | undefined, (values['scope-claim'] as string | undefined) ?? 'scope') : undefined;
@@ -385,7 +386,7 @@ export const COMMANDS: readonly Command[] = [
       const gw = await startGateway(service, {
         extraMaps: () => ipcMaps?.() ?? {},
         host,
-        port: intOption(values, 'port', 0) ?? 8080,
+        port: intOption(values, 'port', 0) ?? DEFAULT_GATEWAY_PORT,
         realm,
         ...(values['audience'] ? { audience: values['audience'] as string } : {}),
         tokenTtlSeconds: ttl,
@@ -394,8 +395,10 @@ export const COMMANDS: readonly Command[] = [
         ...(cert && key ? { tls: { cert, key } } : {}),
         log,
       });
-      const ipc = await startQGateway(service, { host, port: intOption(values, 'ipc-port', 0) ?? 5010, clients, ...(external ? { external } : {}), ...(cert && key ? { tls: { cert, key } } : {}), log });
+      const ipc = await startQGateway(service, { host, port: intOption(values, 'ipc-port', 0) ?? DEFAULT_GATEWAY_IPC_PORT, clients, ...(external ? { external } : {}), ...(cert && key ? { tls: { cert, key } } : {}), log });
       ipcMaps = () => ipc.clientMaps();
+      // its getMeta advertises the q port (an app connecting to it writes it into Copy as q)
+      service.serveGateway({ rest: { url: gw.url, tokenUrl: gw.tokenUrl }, q: { host, port: ipc.port, tls: Boolean(cert) }, clients: jwks ? null : clients, ...(oneOff ? { oneOffId: oneOff.id } : {}) });
       console.log(`Tickscope gateway for ${service.databases.map((d) => d.name).join(', ')}: REST at ${gw.url}/servicegateway/fsi/<operation>, kdb+ IPC at ${host}:${ipc.port}${cert ? ' (TLS)' : ''} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
       if (gw.tokenUrl) console.log(`  tokens: POST ${gw.tokenUrl} (grant_type=client_credentials)`);
       else console.log(`  tokens: RS256 from ${iss} (keys ${jwks})`);

@@ -93,7 +93,7 @@ export function ipcHandlers(
     run: async (operation, args, queryId) => (await service()).run(str(operation, 'operation'), args ?? {}, queryId === undefined ? undefined : str(queryId, 'queryId')),
     progress: async (queryId) => (await service()).progress(str(queryId, 'queryId')),
     cancel: async (queryId) => (await service()).cancel(str(queryId, 'queryId')),
-    page: async (resultId, offset, limit) => (await service()).page(resultId, offset, limit),
+    page: async (resultId, offset, limit, form) => (await service()).page(resultId, offset, limit, form ?? 'grid'),
     sort: async (resultId, sortCols) => (await service()).sort(resultId, sortCols),
     chart: async (req) => {
       if (typeof req !== 'object' || req === null) throw new TickscopeError('badRequest', 'chart: expected a request object');

@@ -22,7 +22,7 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   run: (operation, args, queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.run, operation, args, queryId),
   progress: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.progress, queryId),
   cancel: (queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.cancel, queryId),
-  page: (resultId, offset, limit) => ipcRenderer.invoke(INVOKE_CHANNELS.page, resultId, offset, limit),
+  page: (resultId, offset, limit, form) => ipcRenderer.invoke(INVOKE_CHANNELS.page, resultId, offset, limit, form ?? 'grid'),
   sort: (resultId, sortCols) => ipcRenderer.invoke(INVOKE_CHANNELS.sort, resultId, sortCols),
   chart: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.chart, req),
   identifiers: (assembly, table) => ipcRenderer.invoke(INVOKE_CHANNELS.identifiers, assembly, table),

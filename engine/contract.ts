@@ -69,6 +69,31 @@ export interface AppInfo {
   readonly operations: readonly OperationSpec[];
   /** The connection these describe (absent from a remote gateway's getMeta). */
   readonly connection?: ConnectionInfo;
+  /** What a gateway's getMeta says of itself: where its kdb+ IPC listens, on the REST host (null: it does not). */
+  readonly gateway?: { readonly qPort: number | null; readonly qTls: boolean };
+}
+
+/**
+ * Where a script reaches a connection over REST (OAuth2 client credentials) and kdb+ IPC: "Copy as"
+ * writes these into its curl and q text. Never a secret: that stays `$CLIENT_SECRET`.
+ */
+export interface GatewayAccess {
+  /** REST base URL, no trailing slash. */
+  readonly url: string;
+  /** The token endpoint. */
+  readonly tokenUrl: string;
+  /** kdb+ IPC: host, port and TLS; null where the gateway serves none or does not say where. */
+  readonly q: { readonly host: string; readonly port: number; readonly tls: boolean } | null;
+  /** The client id a script uses (with `start.addClient`: the one that line makes). */
+  readonly clientId: string;
+  /** No gateway serves the embedded engine yet: the shell commands that make one, to run first. */
+  readonly start?: {
+    /** `tickscope gateway` over the same databases and clients file, at `url`'s and `q`'s ports. */
+    readonly gateway: string;
+    /** `tickscope clients add` of `clientId` into that file; absent when the file has a client. */
+    readonly addClient?: string;
+    readonly clientsFile: string;
+  };
 }
 
 /** Where queries go: the app's own engine, or a remote gateway speaking the same REST interface. */
@@ -82,6 +107,8 @@ export interface ConnectionInfo {
   /** a remote's token endpoint and client id ("Copy as" writes them; the secret never leaves the backend) */
   readonly tokenUrl?: string;
   readonly clientId?: string;
+  /** Where scripts reach this connection: what "Copy as" writes (absent from an older backend). */
+  readonly gateway?: GatewayAccess;
 }
 
 /** A remote gateway to connect to (SPEC 7): the secret stays on the app's backend, never in the page after this call. */
@@ -120,9 +147,17 @@ export type RunResponse =
     }
   | { readonly ok: false; readonly header: Header };
 
+/**
+ * How a page renders its cells: `grid` (the default) as the grid, the views and the JSON payload show
+ * them, timestamps as wall-clock times of outputTZ; `csv` exactly as the CSV export writes them,
+ * timestamps outside UTC with their offset (`2024-03-06T09:30:00.000000000-05:00`, SPEC 8): what a
+ * copy of rows takes.
+ */
+export type PageForm = 'grid' | 'csv';
+
 export interface PageResponse {
   readonly offset: number;
-  /** Cells rendered as text exactly as in the CSV export; null is the empty string. */
+  /** Cells rendered as text as the CSV export does (timestamps with their offset only in the `csv` form); null is the empty string. */
   readonly rows: ReadonlyArray<readonly string[]>;
   /** A sorted copy's page (sort): each row's number in the result it was sorted from. */
   readonly baseRows?: readonly number[];
@@ -173,7 +208,8 @@ export interface BackendApi {
   progress(queryId: string): Promise<QueryProgress | null>;
   /** Cancels a query: it answers the cancelled error (ac 40). False when it is no longer running. */
   cancel(queryId: string): Promise<boolean>;
-  page(resultId: string, offset: number, limit: number): Promise<PageResponse>;
+  /** Rows [offset, offset + limit) of a held result as text, in the grid's form (default) or the CSV's. */
+  page(resultId: string, offset: number, limit: number, form?: PageForm): Promise<PageResponse>;
   /** A held result sorted where it is held ([["desc","price"]] forms): a new result, the request not run again. */
   sort(resultId: string, sortCols: ReadonlyArray<readonly [string, string]>): Promise<RunResponse>;
   chart(req: ChartRequest): Promise<ChartBytes>;

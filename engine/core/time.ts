@@ -79,12 +79,12 @@ function timeOfDayNs(h: number, mi: number, s: number, frac: string | undefined)
 
 const KDB_TS = /^(\d{4})\.(\d{2})\.(\d{2})(?:[DT](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?$/;
 const ISO_TS =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::\d{2}(?::\d{2})?|\d{2}))?$/;
 
 /**
  * Parses the timestamp forms of SPEC 2: `2024.01.02D09:30:00.123456789`, `2024.01.02D09:30`,
- * `2024.01.02`, ISO `2024-01-02T09:30:00.123456789` (with `Z` or an offset it is an instant, without
- * it is local time), `0Wp`, `-0Wp`. Returns undefined when the text is not a timestamp.
+ * `2024.01.02`, ISO `2024-01-02T09:30:00.123456789` (with `Z` or an offset, `±hh:mm`, `±hhmm` or
+ * `±hh:mm:ss`, it is an instant; without, local time), `0Wp`, `-0Wp`. Returns undefined when the text is not a timestamp.
  */
 export function parseTimestampLiteral(text: string): TimestampLiteral | undefined {
   const t = text.trim();
@@ -101,16 +101,17 @@ export function parseTimestampLiteral(text: string): TimestampLiteral | undefine
   const zone = m[8];
   const local: LocalDateTime = { y, m: mo, d, nsOfDay };
   if (zone === undefined) return { kind: 'local', local };
-  let offsetMinutes = 0;
+  let offsetSeconds = 0;
   if (zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
+    const digits = zone.slice(1).replace(/:/g, '');
     const oh = Number(digits.slice(0, 2));
     const om = Number(digits.slice(2, 4));
-    if (oh > 23 || om > 59) return undefined;
-    offsetMinutes = sign * (oh * 60 + om);
+    const os = Number(digits.slice(4, 6) || 0);
+    if (oh > 23 || om > 59 || os > 59) return undefined;
+    offsetSeconds = sign * ((oh * 60 + om) * 60 + os);
   }
-  return { kind: 'instant', ns: localAsUtcNs(local) - BigInt(offsetMinutes) * 60n * NS_PER_SECOND };
+  return { kind: 'instant', ns: localAsUtcNs(local) - BigInt(offsetSeconds) * NS_PER_SECOND };
 }
 
 /** The instant a local date-time denotes when read as UTC. */
@@ -149,6 +150,20 @@ export function formatDate(days: number): string {
 export function formatLocalNs(localNs: bigint): string {
   const { days, nsOfDay } = splitDay(localNs);
   return `${formatDate(days)}T${formatNsOfDay(nsOfDay)}`;
+}
+
+/**
+ * A UTC offset (ns, east positive) as ISO 8601 writes it after a time: `-05:00`, `+05:30`, `+00:00`;
+ * with seconds (`-04:56:02`, New York's mean time before 1883) when it has them, so the text still
+ * names the exact instant.
+ */
+export function formatOffset(offsetNs: bigint): string {
+  const neg = offsetNs < 0n;
+  const total = Number((neg ? -offsetNs : offsetNs) / NS_PER_SECOND);
+  const h = Math.floor(total / 3600);
+  const mi = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `${neg ? '-' : '+'}${pad(h, 2)}:${pad(mi, 2)}${s ? `:${pad(s, 2)}` : ''}`;
 }
 
 /** Formats a timespan in nanoseconds as q does: `0D09:30:00.000000000`, `-1D02:00:00.000000000`. */

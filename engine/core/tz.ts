@@ -50,6 +50,12 @@ export function isKnownZone(zone: string): boolean {
 
 const isUtc = (zone: string): boolean => zone === 'UTC' || zone === 'Etc/UTC';
 
+/**
+ * True for UTC (also `Etc/UTC`, and no zone at all): where CSV timestamps go without an offset and
+ * export names without a zone (SPEC 8). Any other zone's CSV text carries each instant's offset.
+ */
+export const isUtcZone = (zone: string): boolean => zone === '' || isUtc(zone);
+
 /** The instant of a local date-time in a zone, by the `compatible` disambiguation rule. */
 export function localToInstant(local: LocalDateTime, zone: string): bigint {
   if (isUtc(zone)) return localAsUtcNs(local);

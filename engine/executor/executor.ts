@@ -776,8 +776,8 @@ export class Executor {
     return slot;
   }
 
-  async page(resultId: unknown, offset: unknown, limit: unknown): Promise<PageResponse> {
-    return this.post(this.slotOf(resultId), 'page', [resultId, offset, limit]).promise as Promise<PageResponse>;
+  async page(resultId: unknown, offset: unknown, limit: unknown, form?: unknown): Promise<PageResponse> {
+    return this.post(this.slotOf(resultId), 'page', [resultId, offset, limit, form]).promise as Promise<PageResponse>;
   }
 
   /** A held result sorted where it is held (a new result id there; the request is not run again). */

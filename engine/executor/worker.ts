@@ -158,7 +158,7 @@ function handle(m: CallMessage): void {
   };
   try {
     const value = withQueryHooks(hooks, () => {
-      const [a, b, c] = m.params;
+      const [a, b, c, d] = m.params;
       switch (m.method) {
         case 'run':
           return service.run(a as string, b);
@@ -203,7 +203,7 @@ function handle(m: CallMessage): void {
           return { header } satisfies EnvelopeAnswer;
         }
         case 'page':
-          return service.page(a, b, c);
+          return service.page(a, b, c, d);
         case 'sort':
           return service.sort(a, b);
         case 'chart':

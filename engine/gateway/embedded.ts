@@ -23,14 +23,17 @@ export async function startEmbeddedGateway(service: QueryService, settings: Proc
   const file = userDataDir ? join(userDataDir, 'clients.json') : undefined;
   let clients = file && existsSync(file) ? Clients.load(file) : Clients.inMemory();
   let oneOff = '';
+  let oneOffId: string | undefined;
   if (clients.size === 0) {
     clients = Clients.inMemory();
-    const id = `tickscope-app-${Math.random().toString(36).slice(2, 8)}`;
-    oneOff = `one-off client (shown once, gone when the app stops): client_id ${id}  client_secret ${clients.add(id, ['fsi.read', 'fsi.generate'])}`;
+    oneOffId = `tickscope-app-${Math.random().toString(36).slice(2, 8)}`;
+    oneOff = `one-off client (shown once, gone when the app stops): client_id ${oneOffId}  client_secret ${clients.add(oneOffId, ['fsi.read', 'fsi.generate'])}`;
   }
   const host = '127.0.0.1';
   const rest = settings.gatewayPort ? await startGateway(service, { host, port: settings.gatewayPort, realm: 'tickscope', tokenTtlSeconds: 300, clients }) : null;
   const ipc = settings.gatewayIpcPort ? await startQGateway(service, { host, port: settings.gatewayIpcPort, clients }) : null;
+  // Copy as names this gateway, and its getMeta its q port
+  const forget = service.serveGateway({ rest: rest ? { url: rest.url, tokenUrl: rest.tokenUrl } : null, q: ipc ? { host, port: ipc.port, tls: false } : null, clients, ...(oneOffId ? { oneOffId } : {}) });
   const lines = [
     `Tickscope also serves its engine as a gateway on loopback:${rest ? ` REST at ${rest.url}/servicegateway/fsi/<operation> (tokens: POST ${rest.tokenUrl})` : ''}${ipc ? `${rest ? ';' : ''} kdb+ IPC at ${host}:${ipc.port}` : ''}.`,
     oneOff || `clients from ${file}`,
@@ -38,6 +41,7 @@ export async function startEmbeddedGateway(service: QueryService, settings: Proc
   return {
     summary: lines.join('\n'),
     close: async () => {
+      forget();
       await rest?.close();
       await ipc?.close();
     },

@@ -1,26 +1,32 @@
 /**
  * Cell text for the grid's pages and the list cells of JSON and CSV, so a value reads the same as in
  * the byte renderers of engine/output (whose timestamp writer it shares). Timestamps render in
- * outputTZ local time with nine fractional digits.
+ * outputTZ local time with nine fractional digits (and, for CSV text outside UTC, the offset).
  */
 import { type Column, int32Pairs, longText } from '../core/column.js';
 import { formatDate, formatTimespan } from '../core/time.js';
+import { isUtcZone } from '../core/tz.js';
 import { timestampWriter } from '../output/numbers.js';
 
 /**
  * A renderer of int64 UTC nanosecond timestamps (given as hi/lo words) in a zone, as text: the byte
- * writer of engine/output (a cached day prefix, float arithmetic on the words) into a small buffer.
+ * writer of engine/output (a cached day prefix, float arithmetic on the words) into a small buffer;
+ * with `withOffset`, each followed by its instant's UTC offset (CSV outside UTC, SPEC 8).
  */
-export function timestampRenderer(zone: string): (hi: number, lo: number) => string {
-  const write = timestampWriter(zone);
+export function timestampRenderer(zone: string, withOffset = false): (hi: number, lo: number) => string {
+  const write = timestampWriter(zone, withOffset);
   const buf = new Uint8Array(64);
   return (hi, lo) => String.fromCharCode.apply(null, buf.subarray(0, write(buf, 0, hi, lo)) as unknown as number[]);
 }
 
 const isNullPair = (hi: number, lo: number): boolean => hi === -2147483648 && lo === 0;
 
-/** A function rendering row i of a column as text; null renders as `nullText`. */
-export function textCells(c: Column, outputTZ: string, nullText = ''): (i: number) => string {
+/**
+ * A function rendering row i of a column as text; null renders as `nullText`. `csv`: timestamps as the
+ * CSV writes them, with their UTC offset outside UTC (a copy of rows); otherwise the wall-clock time
+ * the JSON payload and the grid show.
+ */
+export function textCells(c: Column, outputTZ: string, nullText = '', csv = false): (i: number) => string {
   switch (c.type) {
     case 'float':
       return (i) => {
@@ -38,7 +44,7 @@ export function textCells(c: Column, outputTZ: string, nullText = ''): (i: numbe
       };
     case 'timestamp': {
       const p = int32Pairs(c.data);
-      const render = timestampRenderer(outputTZ);
+      const render = timestampRenderer(outputTZ, csv && !isUtcZone(outputTZ));
       return (i) => {
         const hi = p[2 * i + 1]!;
         const lo = p[2 * i]! >>> 0;

@@ -235,7 +235,9 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     url: `/servicegateway/kxi/getMeta`,
     onRequest: guard('fsi.read', 'getMeta', 'getMeta'),
     handler: async (req, reply) => {
-      const info = await service.info();
+      // the forms' data and where this gateway's kdb+ IPC listens; not the app's connection (its
+      // folders and clients file are this machine's business)
+      const { connection: _own, ...info } = await service.info();
       return reply.type('application/json').send({ header: plainHeader(requestInfo('getMeta', req.ctx.corr), info.assemblies.length), payload: info });
     },
   });

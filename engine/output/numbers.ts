@@ -4,7 +4,7 @@
  * round-trip text (String(x)), longs exact, timestamps in a zone with nine fractional digits. The
  * common shapes take arithmetic fast paths; anything else writes the string renderer's own text.
  */
-import { formatDate, NS_PER_DAY } from '../core/time.js';
+import { formatDate, formatOffset, NS_PER_DAY } from '../core/time.js';
 import { copyBytes, ViewCache } from './words.js';
 import { zoneOffsets } from '../core/tz.js';
 
@@ -150,10 +150,11 @@ export const TIMESTAMP_BYTES = 29;
 
 /**
  * A writer of int64 UTC nanosecond timestamps (their two words, not the null or infinities) as local
- * time in a zone. Rows mostly share the local day and the DST period of the row before, so the common
- * path is float arithmetic on the words and a cached date prefix; BigInt only sets up a new day.
+ * time in a zone, followed by that instant's UTC offset when `withOffset` (`-05:00`: CSV, SPEC 8).
+ * Rows mostly share the local day and the DST period of the row before, so the common path is float
+ * arithmetic on the words and a cached date prefix; BigInt only sets up a new day.
  */
-export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: number, lo: number) => number {
+export function timestampWriter(zone: string, withOffset = false): (b: Uint8Array, p: number, hi: number, lo: number) => number {
   const offsets = zoneOffsets(zone);
   // UTC instant bounds [a, b) within which rows share `prefix` and `base` (local midnight in UTC)
   let aH = 0;
@@ -163,6 +164,8 @@ export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: nu
   let baseH = 0;
   let baseL = 0;
   let prefix = new Uint8Array(0);
+  // the offset's text, constant within [a, b) (clipped to one DST period); empty without withOffset
+  let suffix = new Uint8Array(0);
   // the second of the row before, within the day: rows in time order mostly share it, and then its
   // text `YYYY-MM-DDTHH:MM:SS.` is copied whole and only the nine decimals are written
   const second = new Uint8Array(TIMESTAMP_BYTES + 16);
@@ -193,6 +196,11 @@ export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: nu
     const text = `${formatDate(Number(days))}T`;
     prefix = new Uint8Array(text.length);
     writeAscii(prefix, 0, text);
+    if (withOffset) {
+      const offText = formatOffset(off);
+      suffix = new Uint8Array(offText.length);
+      writeAscii(suffix, 0, offText);
+    }
     secondFrom = 1;
     secondTo = 0;
   };
@@ -208,7 +216,9 @@ export function timestampWriter(zone: string): (b: Uint8Array, p: number, hi: nu
       secondLen = writeSecondOfDay(second, prefix.length, sec);
     }
     p = copyBytes(views.view(b), b, p, secondView, second, 0, secondLen);
-    return writeFixed(b, p, ns - secondFrom, 9);
+    p = writeFixed(b, p, ns - secondFrom, 9);
+    for (let k = 0; k < suffix.length; k++) b[p++] = suffix[k]!;
+    return p;
   };
 }
 

@@ -2,12 +2,14 @@
  * JSON and CSV output at memory speed: column-wise cell writers prepared once per result (key bytes,
  * dictionary byte resolvers, a zone's timestamp writer), then a row loop writing bytes straight into
  * large buffers (out.ts). The text is byte-for-byte what the string renderers give (SPEC 2: the JSON
- * payload; CSV as RFC 4180 with the grid's text), which the tests check on generated data.
+ * payload; CSV as RFC 4180 with the grid's text, timestamps outside UTC with their offset, SPEC 8),
+ * which the tests check on generated data.
  */
 import { type Column, int32Pairs } from '../core/column.js';
 import type { Dict } from '../core/dict.js';
 import type { Table } from '../core/table.js';
 import { formatDate, formatTimespan } from '../core/time.js';
+import { isUtcZone } from '../core/tz.js';
 import { textCells } from '../gateway/render.js';
 import { csvField } from '../service/csv.js';
 import { dictBytes } from './dict-bytes.js';
@@ -24,7 +26,7 @@ type CellWriter = (b: Uint8Array, p: number, r: number) => number;
 
 type Format = 'json' | 'csv';
 
-/** Most bytes of a fixed-width cell (a float's longest text is 24, a quoted timestamp 31). */
+/** Most bytes of a fixed-width cell (a float's longest text is 24, a quoted timestamp 31, a CSV one with its offset 38). */
 const CELL_MAX = 48;
 
 const NULL_WORD = -2147483648;
@@ -124,7 +126,8 @@ function cellWriter(c: Column, index: Int32Array | null, blk: Block, zone: strin
     case 'boolean':
       return fixed((b, p, r) => writeAscii(b, p, (blk.a as Uint8Array)[r] ? 'true' : 'false'));
     case 'timestamp': {
-      const write = timestampWriter(zone);
+      // CSV outside UTC: each instant's offset after its wall-clock time, so readers get instants (SPEC 8)
+      const write = timestampWriter(zone, !json && !isUtcZone(zone));
       return fixed((b, p, r) => {
         const w = blk.a as Int32Array;
         const hi = w[2 * r + 1]!;

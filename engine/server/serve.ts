@@ -145,7 +145,7 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
   app.get('/app/api/results/:id/page', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     try {
-      return await service.page((req.params as { id: string }).id, q['offset'] ?? '0', q['limit'] ?? '100');
+      return await service.page((req.params as { id: string }).id, q['offset'] ?? '0', q['limit'] ?? '100', q['form'] ?? 'grid');
     } catch (e) {
       return fail(reply, e);
     }
@@ -187,7 +187,8 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
     const q = req.query as Record<string, string | undefined>;
     const { id, format } = req.params as { id: string; format: string };
     if (!(EXPORT_FORMATS as readonly string[]).includes(format)) return fail(reply, new TickscopeError('notFound', `/app/api/results/${id}/export/${format}: not an export format; expected ${EXPORT_FORMATS.join(', ')}`));
-    const name = (q['name'] ?? `tickscope-result.${format}`).replace(/[^\w.-]/g, '_');
+    // the app's name (SPEC 8) as it is: letters, digits, `_ . -`, and `+` (a zone such as Etc/GMT+5)
+    const name = (q['name'] ?? `tickscope-result.${format}`).replace(/[^\w.+-]/g, '_');
     try {
       const chunks = service.exportFile(id, format as ExportFormat, q['exportId'] || undefined)[Symbol.asyncIterator]();
       // the first chunk (the header line) before answering: an unknown result is an error, not an empty file

@@ -170,9 +170,15 @@ export class AppService {
     return r;
   }
 
-  /** Rows [offset, offset+limit) of a result, rendered as text (as in the CSV). */
-  page(resultId: unknown, offset: unknown, limit: unknown): PageResponse {
+  /**
+   * Rows [offset, offset+limit) of a result, rendered as text as in the CSV; timestamps as wall-clock
+   * times of outputTZ (the grid's form), or with their offset too (`csv`: what a copy of rows takes).
+   */
+  page(resultId: unknown, offset: unknown, limit: unknown, form: unknown = 'grid'): PageResponse {
     const r = this.result(resultId);
+    if (form !== 'grid' && form !== 'csv' && form !== undefined) {
+      throw new TickscopeError('badRequest', `form: ${JSON.stringify(form)} is not a page form; expected grid or csv`);
+    }
     const from = Number(offset);
     const count = Number(limit);
     if (!Number.isInteger(from) || from < 0) throw new TickscopeError('badRequest', `offset: ${JSON.stringify(offset)} is not valid; expected an integer >= 0`);
@@ -180,7 +186,7 @@ export class AppService {
       throw new TickscopeError('badRequest', `limit: ${JSON.stringify(limit)} is not valid; expected an integer from 0 to 10000`);
     }
     const to = Math.min(r.table.length, from + count);
-    const cells = r.table.readers((c) => textCells(c, r.outputTZ));
+    const cells = r.table.readers((c) => textCells(c, r.outputTZ, '', form === 'csv'));
     const rows: string[][] = [];
     for (let i = from; i < to; i++) rows.push(cells.map((f) => f(i)));
     return r.baseRows ? { offset: from, rows, baseRows: Array.from(r.baseRows.subarray(from, to)) } : { offset: from, rows };

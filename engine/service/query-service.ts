@@ -12,7 +12,9 @@ import { Engine } from '../engine.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { AppService, VERSION } from './app-service.js';
+import { embeddedAccess, type ServedGateway } from './gateway-access.js';
 import { RemoteGateway } from './remote.js';
+import { userDataDir } from './user-data.js';
 
 const EMBEDDED = 'embedded';
 
@@ -23,6 +25,8 @@ export class QueryService {
   private active = EMBEDDED;
   /** Remote queries in flight: cancelled by aborting their request. */
   private readonly remoteQueries = new Map<string, { readonly controller: AbortController; readonly started: number }>();
+  /** The gateway this process serves on this engine, if any (getMeta advertises its q port; Copy as names it). */
+  private served: ServedGateway | null = null;
 
   constructor(
     private readonly engine: Engine,
@@ -40,10 +44,38 @@ export class QueryService {
     return new QueryService(engine, await Executor.start(engine.databases.map((d) => d.dir), settings), mode);
   }
 
-  /** The connections: the embedded engine first, then the remotes in the order added. */
+  /**
+   * Records the gateway this process serves on this engine (the app's gatewayPort/gatewayIpcPort, or
+   * `tickscope gateway`); returns what forgets it when it stops.
+   */
+  serveGateway(g: ServedGateway): () => void {
+    this.served = g;
+    return () => {
+      if (this.served === g) this.served = null;
+    };
+  }
+
+  /**
+   * The connections: the embedded engine first, then the remotes in the order added; each says where
+   * scripts reach it (`gateway`, for Copy as).
+   */
   connections(): ConnectionInfo[] {
-    const embedded: ConnectionInfo = { id: EMBEDDED, name: 'Embedded engine', kind: 'embedded', url: null, active: this.active === EMBEDDED };
-    return [embedded, ...[...this.remotes.values()].map((r): ConnectionInfo => ({ id: r.id, name: r.spec.name, kind: 'remote', url: r.base, active: this.active === r.id, tokenUrl: r.tokenUrl, clientId: r.spec.clientId }))];
+    const embedded: ConnectionInfo = {
+      id: EMBEDDED,
+      name: 'Embedded engine',
+      kind: 'embedded',
+      url: null,
+      active: this.active === EMBEDDED,
+      gateway: embeddedAccess(
+        this.engine.databases.map((d) => d.dir),
+        this.served,
+        userDataDir(),
+      ),
+    };
+    return [
+      embedded,
+      ...[...this.remotes.values()].map((r): ConnectionInfo => ({ id: r.id, name: r.spec.name, kind: 'remote', url: r.base, active: this.active === r.id, tokenUrl: r.tokenUrl, clientId: r.spec.clientId, gateway: r.access })),
+    ];
   }
 
   /** Connects to a remote gateway (a token and its getMeta first, so a wrong URL or secret fails here) and makes it active. */
@@ -79,12 +111,16 @@ export class QueryService {
     return this.engine.databases;
   }
 
-  /** What the forms need, from the active connection (a remote's getMeta), naming the connection. */
+  /**
+   * What the forms need, from the active connection (a remote's getMeta), naming the connection; and
+   * where this process's own gateway serves kdb+ IPC, which a gateway's getMeta advertises.
+   */
   async info(): Promise<AppInfo> {
     const remote = this.remote();
     const connection = this.connections().find((c) => c.active)!;
-    if (!remote) return { ...this.meta.info(), connection };
-    return { ...(await remote.info(this.mode, VERSION)), connection };
+    const gateway = this.served ? { gateway: { qPort: this.served.q?.port ?? null, qTls: this.served.q?.tls ?? false } } : {};
+    if (!remote) return { ...this.meta.info(), connection, ...gateway };
+    return { ...(await remote.info(this.mode, VERSION)), connection, ...gateway };
   }
 
   /** Identifiers for the idList picker (a remote's are typed: none listed). */
@@ -126,8 +162,8 @@ export class QueryService {
     return this.executor.cancel(queryId);
   }
 
-  page(resultId: unknown, offset: unknown, limit: unknown): Promise<PageResponse> {
-    return this.executor.page(resultId, offset, limit);
+  page(resultId: unknown, offset: unknown, limit: unknown, form?: unknown): Promise<PageResponse> {
+    return this.executor.page(resultId, offset, limit, form);
   }
 
   sort(resultId: unknown, sortCols: unknown): Promise<RunResponse> {

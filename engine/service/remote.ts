@@ -6,7 +6,7 @@
  * like any local result, rendered in the outputTZ the user asked for, so instants stay exact.
  */
 import { type Table as ArrowTable, tableFromIPC, Type, type Vector } from 'apache-arrow';
-import type { AppInfo, Header, RemoteConnectionSpec, RunResponse } from '../contract.js';
+import type { AppInfo, GatewayAccess, Header, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import type { ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
@@ -14,6 +14,7 @@ import { requestInfo } from '../gateway/envelope.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS, operationByName } from '../registry/operations.js';
 import { fromArrow } from '../storage/import.js';
+import { DEFAULT_REALM, tokenUrlOf } from '../gateway/defaults.js';
 
 const ARROW = 'application/vnd.apache.arrow.stream';
 
@@ -95,6 +96,8 @@ export function remoteResult(bytes: Uint8Array, meta: RemoteResultMeta): { resul
 export class RemoteGateway {
   private token: { value: string; renewAt: number } | null = null;
   private meta: AppInfo | null = null;
+  /** Where its kdb+ IPC listens, when its getMeta says (another `tickscope gateway` does; kdb Insights does not). */
+  private qAdvert: { readonly port: number; readonly tls: boolean } | null = null;
 
   constructor(
     readonly id: string,
@@ -106,7 +109,13 @@ export class RemoteGateway {
   }
 
   get tokenUrl(): string {
-    return `${(this.spec.authUrl || this.spec.baseUrl).replace(/\/+$/, '')}/auth/realms/${encodeURIComponent(this.spec.realm || 'tickscope')}/protocol/openid-connect/token`;
+    return tokenUrlOf(this.spec.authUrl || this.spec.baseUrl, this.spec.realm || DEFAULT_REALM);
+  }
+
+  /** Where a script reaches this remote (Copy as): its URL, token URL and client id, and its q port when advertised. */
+  get access(): GatewayAccess {
+    const host = new URL(this.base).hostname.replace(/^\[(.*)\]$/, '$1');
+    return { url: this.base, tokenUrl: this.tokenUrl, q: this.qAdvert ? { host, port: this.qAdvert.port, tls: this.qAdvert.tls } : null, clientId: this.spec.clientId };
   }
 
   /** A valid access token (renewed 30 s before it expires, or when `renew`). */
@@ -164,6 +173,8 @@ export class RemoteGateway {
     }
     const body = (await res.json().catch(() => null)) as { payload?: Partial<AppInfo> } | null;
     const p = body?.payload;
+    const q = p?.gateway;
+    this.qAdvert = q && Number.isInteger(q.qPort) && (q.qPort as number) > 0 && (q.qPort as number) < 65536 ? { port: q.qPort as number, tls: q.qTls === true } : null;
     this.meta =
       res.ok && p && Array.isArray(p.assemblies) && Array.isArray(p.operations)
         ? { version: String(p.version ?? version), mode, assemblies: p.assemblies, operations: p.operations }

@@ -1094,7 +1094,8 @@ const MAX_DAYS = 106_000;
 
 /**
  * The timestamp forms of SPEC 2, as parseTimestampLiteral takes them: `2024.01.02[(D|T)hh:mm[:ss[.f]]]`
- * and ISO `2024-01-02[(T| )hh:mm[:ss[.f]]][Z|±hh[:]mm]` (f: 1 to 9 digits). A local time is read as
+ * and ISO `2024-01-02[(T| )hh:mm[:ss[.f]]][Z|±hh[:]mm|±hh:mm:ss]` (f: 1 to 9 digits): with a zone
+ * the instant it names, nanoseconds kept (what exports outside UTC write, SPEC 8). A local time is read as
  * UTC, unless `zonedOnly` (a zone other than UTC, whose rules the per-cell path applies).
  */
 function parseTimestampInto(buf: Uint8Array, s: number, e: number, words: Int32Array, i: number, zonedOnly: boolean): boolean {
@@ -1145,12 +1146,14 @@ function parseTimestampInto(buf: Uint8Array, s: number, e: number, words: Int32A
         p++;
         zoned = true;
       } else if (z === PLUS || z === MINUS) {
-        // ±hh:mm or ±hhmm
+        // ±hh:mm, ±hhmm, or ±hh:mm:ss (an offset of old, local mean time, as exports write it)
         const colon = buf[p + 3] === COLON ? 1 : 0;
         const oh = digits2(buf, p + 1);
         const om = digits2(buf, p + 3 + colon);
-        if (e - p !== 5 + colon || oh < 0 || om < 0 || oh > 23 || om > 59) return false;
-        sec -= (z === MINUS ? -60 : 60) * (oh * 60 + om);
+        const withSeconds = colon === 1 && e - p === 9 && buf[p + 6] === COLON;
+        const os = withSeconds ? digits2(buf, p + 7) : 0;
+        if ((e - p !== 5 + colon && !withSeconds) || oh < 0 || om < 0 || os < 0 || oh > 23 || om > 59 || os > 59) return false;
+        sec -= (z === MINUS ? -1 : 1) * ((oh * 60 + om) * 60 + os);
         p = e;
         zoned = true;
       }

@@ -2,12 +2,16 @@
  * The result grid in a browser, as a trader reads and copies a day of trades: prices in one number
  * of decimals, right-aligned; row numbers past 99,999 whole; Home and End moving the selection;
  * `#` and the time column frozen when scrolling sideways; headers whole; Shift+arrows and Ctrl+C
- * putting the selected rows on the (real) clipboard as TSV with a header, exact as the CSV has them.
+ * putting the selected rows on the (real) clipboard as TSV with a header, exact as the CSV has them
+ * (in another outputTZ, timestamps with their offsets, as the CSV writes them).
  */
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, callPayload, openApp } from './harness.js';
+import { tsvField } from '../../renderer/src/grid/tsv.js';
+import { type App, ARTIFACTS, callPayload, CLI, openApp } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -110,5 +114,28 @@ describe('the result grid', () => {
     // Shift+click extends from the anchor too
     await page.click('[data-testid="grid"] [data-row="8"]', { modifiers: ['Shift'] });
     expect(await selectedRows()).toEqual([3, 4, 5, 6, 7, 8]);
+  });
+
+  it('copies New York times with their offsets, as the CSV export and tickscope call --format csv write them', async () => {
+    const before = await page.locator('[data-testid="grid"] [data-row="0"] .grid-cell').nth(1).textContent();
+    await page.fill('[data-testid="arg-outputTZ"]', 'America/New_York');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForFunction((b) => {
+      const t = document.querySelector('[data-testid="grid"] [data-row="0"] .grid-cell:nth-child(2)')?.textContent;
+      return t && t !== b && !t.includes('…');
+    }, before);
+    // the grid shows wall-clock times (the views read them so); the copy carries the offsets
+    expect(await page.locator('[data-testid="grid"] [data-row="0"] .grid-cell').nth(1).textContent()).toMatch(/^2024-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}$/);
+    await page.click('[data-testid="grid"] [data-row="0"]');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Control+c');
+    await expect.poll(() => page.locator('[data-testid="notice"]').textContent()).toBe('Copied 2 rows as TSV with a header');
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    const body = (await page.locator('[data-testid="request-preview"]').textContent())!;
+    expect(JSON.parse(body)).toMatchObject({ outputTZ: 'America/New_York' });
+    const csv = execFileSync(process.execPath, [CLI, 'call', '--db', app.db, '--format', 'csv', '.fsi.getTicks', body], { maxBuffer: 1 << 28 }).toString();
+    const records = (parse(csv, { relax_column_count: false }) as string[][]).slice(0, 3);
+    expect(text).toBe(records.map((r) => r.map(tsvField).join('\t')).join('\n') + '\n');
+    expect(text.split('\n')[1]).toMatch(/^2024-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}-0[45]:00\t/);
   });
 });

@@ -15,6 +15,7 @@ let app: App;
 let page: Page;
 let gateway: ChildProcess;
 let gatewayUrl = '';
+let gatewayQPort = 0;
 let remoteDb = '';
 const SECRET = 'e2e-remote-secret-0001';
 
@@ -30,8 +31,11 @@ beforeAll(async () => {
     let out = '';
     gateway.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /REST at (http:\/\/[^/]+)\//.exec(out);
-      if (m) resolve(m[1]!);
+      const m = /REST at (http:\/\/[^/]+)\/.*kdb\+ IPC at [^:]+:(\d+)/.exec(out);
+      if (m) {
+        gatewayQPort = Number(m[2]);
+        resolve(m[1]!);
+      }
     });
     gateway.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
   });
@@ -109,8 +113,9 @@ describe('the app against a remote gateway', () => {
     await page.click('[data-testid="copy-q"]');
     await page.waitForSelector('text=copied as q');
     const q = await page.evaluate(() => navigator.clipboard.readText());
-    expect(q.startsWith('/ h:hopen `:127.0.0.1:5010:desk:SECRET'), q).toBe(true);
-    expect(q.split('\n')[1], q).toMatch(/^h\(`\.fsi\.getTicks; `table`startTS`endTS`columns`idList!\(`Trade;2024\.03\.06D14:30:00;2024\.03\.06D15:30:00;`instrumentID`price`volume`exchTime;`AAPL`MSFT\)\)$/);
+    // the remote's own kdb+ IPC port (its getMeta says it), its client, the secret from q's environment
+    expect(q.split('\n').at(-2), q).toBe(`h:hopen \`$":127.0.0.1:${gatewayQPort}:desk:",getenv\`CLIENT_SECRET`);
+    expect(q.split('\n').at(-1), q).toMatch(/^h\(`\.fsi\.getTicks; `table`startTS`endTS`columns`idList!\(`Trade;2024\.03\.06D14:30:00;2024\.03\.06D15:30:00;`instrumentID`price`volume`exchTime;`AAPL`MSFT\)\)$/);
     await page.screenshot({ path: join(ARTIFACTS, 'remote-copy-as-1600.png') });
 
     await page.selectOption('[data-testid="connection"]', 'embedded');

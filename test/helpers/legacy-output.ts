@@ -10,19 +10,29 @@ import { zoneOffsets } from '../../engine/core/tz.js';
 import type { Table } from '../../engine/core/table.js';
 import { csvField } from '../../engine/service/csv.js';
 
+/** An offset in ns as `±HH:MM` (`±HH:MM:SS` when it has seconds), written here on its own. */
+function offsetText(off: bigint): string {
+  const sec = Number(off < 0n ? -off : off) / 1e9;
+  const two = (n: number): string => String(Math.floor(n)).padStart(2, '0');
+  return `${off < 0n ? '-' : '+'}${two(sec / 3600)}:${two((sec % 3600) / 60)}${sec % 60 ? `:${two(sec % 60)}` : ''}`;
+}
+
 /**
  * The engine's cell text, with timestamps rendered here the slow, plain way (BigInt: the instant plus
  * its zone's offset), independent of the engine's timestamp writer, which its cell text now shares.
+ * `csv`: outside UTC each followed by its offset (SPEC 8 as amended: CSV keeps the instant).
  */
-function textCells(c: Column, outputTZ: string, nullText = ''): (i: number) => string {
+function textCells(c: Column, outputTZ: string, nullText = '', csv = false): (i: number) => string {
   if (c.type !== 'timestamp') return engineTextCells(c, outputTZ, nullText);
   const offsets = zoneOffsets(outputTZ);
+  const zoned = csv && outputTZ !== 'UTC';
   return (i) => {
     const ns = c.data[i]!;
     if (ns === -9223372036854775808n) return nullText;
     if (ns === 9223372036854775807n) return '0Wp';
     if (ns === -9223372036854775807n) return '-0Wp';
-    return formatLocalNs(ns + offsets.offsetAt(ns));
+    const off = offsets.offsetAt(ns);
+    return formatLocalNs(ns + off) + (zoned ? offsetText(off) : '');
   };
 }
 
@@ -40,7 +50,7 @@ export function legacyPayloadJson(table: Table, outputTZ: string): string {
 }
 
 export function legacyCsv(table: Table, outputTZ: string): string {
-  const cells = table.readers((c) => textCells(c, outputTZ));
+  const cells = table.readers((c) => textCells(c, outputTZ, '', true));
   let buf = `${table.names.map(csvField).join(',')}\n`;
   for (let i = 0; i < table.length; i++) {
     let line = '';

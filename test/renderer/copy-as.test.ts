@@ -17,7 +17,31 @@ const args = {
   decPlaces: 2,
   name: "o'brien & co",
 };
-const remote: ConnectionInfo = { id: 'r1', name: 'research', kind: 'remote', url: 'https://gw.example.com', active: true, tokenUrl: 'https://kc.example.com/auth/realms/insights/protocol/openid-connect/token', clientId: 'desk' };
+const remote: ConnectionInfo = {
+  id: 'r1',
+  name: 'research',
+  kind: 'remote',
+  url: 'https://gw.example.com',
+  active: true,
+  tokenUrl: 'https://kc.example.com/auth/realms/insights/protocol/openid-connect/token',
+  clientId: 'desk',
+  gateway: { url: 'https://gw.example.com', tokenUrl: 'https://kc.example.com/auth/realms/insights/protocol/openid-connect/token', q: { host: 'gw.example.com', port: 6010, tls: true }, clientId: 'desk' },
+};
+/** The embedded engine with no gateway and no client yet: the text starts with the commands that make both. */
+const unserved: ConnectionInfo = {
+  id: 'embedded',
+  name: 'Embedded engine',
+  kind: 'embedded',
+  url: null,
+  active: true,
+  gateway: {
+    url: 'http://127.0.0.1:8080',
+    tokenUrl: 'http://127.0.0.1:8080/auth/realms/tickscope/protocol/openid-connect/token',
+    q: { host: '127.0.0.1', port: 5010, tls: false },
+    clientId: 'scripts',
+    start: { gateway: "node '/opt/t/bin/tickscope.cjs' gateway --db '/data/demo' --clients '/home/a/clients.json'", addClient: "node '/opt/t/bin/tickscope.cjs' clients add --clients '/home/a/clients.json' --id scripts --scopes fsi.read,fsi.generate", clientsFile: '/home/a/clients.json' },
+  },
+};
 
 describe('copy as', () => {
   it('REST JSON is the body the gateway takes', () => {
@@ -33,6 +57,28 @@ describe('copy as', () => {
     const body = /-d '(.*)'$/s.exec(text)![1]!.replace(/'\\''/g, "'");
     expect(JSON.parse(body)).toEqual(args);
     expect(asCurl(operationByName('generateOrderAnalytics'), {}, undefined)).toContain("'http://127.0.0.1:8080/servicegateway/fsi/eqea/generateOrderAnalytics'");
+    // the token out of its JSON by sed, which every shell has: no jq to install
+    expect(text).toContain(`| sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`);
+    expect(text).not.toContain('jq');
+    // served already: nothing to start
+    expect(text.split('\n')[0]).toBe('# the client secret from your environment, never written here: export CLIENT_SECRET=...');
+  });
+
+  it('for an engine no gateway serves, first makes the client, then starts the gateway, as comment lines to run', () => {
+    const lines = asCurl(operationByName('getTicks'), { table: 'Trade' }, unserved).split('\n');
+    const commands = lines.filter((l) => l.startsWith('#   ')).map((l) => l.slice(4));
+    expect(commands).toEqual([unserved.gateway!.start!.addClient, unserved.gateway!.start!.gateway]);
+    expect(lines.every((l, i) => l.startsWith('#') || i >= lines.length - 3)).toBe(true);
+    expect(lines.at(-2)).toContain("'http://127.0.0.1:8080/servicegateway/fsi/getTicks'");
+    expect(lines.at(-3)).toContain("-d client_id='scripts'");
+    const q = asQ(operationByName('getTicks'), { table: 'Trade' }, unserved).split('\n');
+    expect(q.filter((l) => l.startsWith('/   ')).map((l) => l.slice(4))).toEqual(commands);
+    expect(q.at(-2)).toBe('h:hopen `$":127.0.0.1:5010:scripts:",getenv`CLIENT_SECRET');
+    // a client there already: named, and no line makes one
+    const withClient: ConnectionInfo = { ...unserved, gateway: { ...unserved.gateway!, clientId: 'notebook', start: { gateway: unserved.gateway!.start!.gateway, clientsFile: '/home/a/clients.json' } } };
+    const text = asCurl(operationByName('getTicks'), { table: 'Trade' }, withClient);
+    expect(text).not.toContain('clients add');
+    expect(text).toContain("-d client_id='notebook'");
   });
 
   it('q writes symbols, timestamps, dates, timespans, lists, dictionaries and booleans as q source', () => {
@@ -48,9 +94,17 @@ describe('copy as', () => {
     expect(qValue('x')).toBe('`x');
     expect(qValue("o'brien & co")).toBe('"o\'brien & co"');
     const q = asQ(operationByName('getTicks'), args, remote);
-    expect(q.split('\n')[1]).toBe(
+    expect(q.split('\n').at(-1)).toBe(
       'h(`.fsi.getTicks; `table`startTS`endTS`idList`columns`filter`agg`slice`applyCanCor`decPlaces`name!(`Trade;2024.03.06D14:30:00;2024.03.06;`AAPL`MSFT;enlist `price;enlist (">=";`volume;100);(enlist `hi)!enlist `max`price;(09:30;16:00);1b;2;"o\'brien & co"))',
     );
-    expect(q).toContain('hopen `:gw.example.com:5010:desk:SECRET');
+    // the remote's advertised q port (TLS, as its REST is https), its client, the secret from q's environment
+    expect(q.split('\n').at(-2)).toBe('h:hopen `$":tcps://gw.example.com:6010:desk:",getenv`CLIENT_SECRET');
+    // a remote whose getMeta names no q port: said, and a PORT to fill in
+    const insights = asQ(operationByName('getTicks'), {}, { ...remote, gateway: { ...remote.gateway!, q: null } }).split('\n');
+    expect(insights[0]).toBe('/ https://gw.example.com does not say where its kdb+ IPC listens (its getMeta names no port): put that port for PORT');
+    expect(insights.at(-2)).toBe('h:hopen `$":gw.example.com:PORT:desk:",getenv`CLIENT_SECRET');
+    // the app serving REST only (gatewayIpcPort 0): says which setting serves q
+    const restOnly: ConnectionInfo = { ...unserved, gateway: { url: 'http://127.0.0.1:8181', tokenUrl: 'http://127.0.0.1:8181/auth/realms/tickscope/protocol/openid-connect/token', q: null, clientId: 'notebook' } };
+    expect(asQ(operationByName('getTicks'), {}, restOnly).split('\n')[0]).toBe('/ the app serves no kdb+ IPC: set gatewayIpcPort in tickscope.json and restart it, then put that port for PORT');
   });
 });

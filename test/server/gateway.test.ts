@@ -130,6 +130,10 @@ describe('the REST gateway', () => {
     const body = (await r.json()) as { payload: { assemblies: Array<{ tables: Array<{ name: string; columns: unknown[] }> }>; operations: Array<{ name: string }> } };
     expect(body.payload.assemblies[0]!.tables.map((x) => x.name)).toContain('Trade');
     expect(body.payload.operations.map((o) => o.name)).toEqual(['getTicks', 'getStats', 'getOrderAnalyticSummary', 'generateOrderAnalytics']);
+    // not the serving process's own connection: its database folders and clients file stay its own
+    expect(body.payload).not.toHaveProperty('connection');
+    expect(JSON.stringify(body.payload)).not.toContain(db);
+    expect(JSON.stringify(body.payload)).not.toContain(clientsFile);
   });
 
   it('answers Arrow when asked, the header in the schema metadata and response headers, timestamps in outputTZ', async () => {

@@ -34,8 +34,8 @@ export function httpBackend(): BackendApi {
     run: (operation, args, queryId) => json<RunResponse>('app/api/run', { method: 'POST', body: JSON.stringify({ operation, args, ...(queryId ? { queryId } : {}) }) }),
     progress: (queryId) => json<QueryProgress | null>(`app/api/queries/${encodeURIComponent(queryId)}`),
     cancel: (queryId) => json<boolean>(`app/api/queries/${encodeURIComponent(queryId)}/cancel`, { method: 'POST', body: '{}' }),
-    page: (resultId, offset, limit) =>
-      json<PageResponse>(`app/api/results/${encodeURIComponent(resultId)}/page?offset=${offset}&limit=${limit}`),
+    page: (resultId, offset, limit, form) =>
+      json<PageResponse>(`app/api/results/${encodeURIComponent(resultId)}/page?offset=${offset}&limit=${limit}${form && form !== 'grid' ? `&form=${form}` : ''}`),
     sort: (resultId, sortCols) => json<RunResponse>(`app/api/results/${encodeURIComponent(resultId)}/sort`, { method: 'POST', body: JSON.stringify({ sortCols }) }),
     chart: async (req: ChartRequest) => {
       const { resultId, ...body } = req;

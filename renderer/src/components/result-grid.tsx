@@ -3,7 +3,8 @@
  * a page at a time as they come into view, so a million-row result scrolls as smoothly as a small one.
  * Numbers show in one format per column (inferred from the values, a summary function's kind, the
  * instruments' tick sizes, or the header menu's choice), right-aligned; hovering a cell shows its
- * exact text, which is also what Ctrl/Cmd+C copies (TSV with a header, as the CSV export writes it).
+ * exact text; Ctrl/Cmd+C copies rows as the CSV export writes them (TSV with a header; timestamps
+ * outside UTC with their offset).
  * `#` and the time column stay at the left when the grid scrolls sideways; columns resize by their
  * header's edge, move by dragging their header, hide from its menu; a header click sorts the held
  * result where it is held (never running its request again). Keys: arrows, Page Up/Down, Home/End
@@ -18,7 +19,7 @@ import { nextSort } from '../grid/column-layout';
 import { CELL_PAD, columnFormats, ROW_HEIGHT } from '../grid/layout';
 import { formatCell, groupDigits, type Kind } from '../grid/number-format';
 import { keyTarget, moveRange, rangeBounds, type RowRange } from '../grid/selection';
-import { tsvText } from '../grid/tsv';
+import { copyTsv } from '../grid/tsv';
 import { useStore } from '../store/store';
 import { ColumnMenu } from './grid/column-menu';
 import { frozenClass, GridHeader } from './grid/grid-header';
@@ -190,9 +191,10 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
     }
     if (n > 10_000) notice(`Copying ${n.toLocaleString('en-US')} rows…`);
     try {
-      const rows = await data.rows(lo, hi);
-      const ok = await copyText(tsvText(shown.columns.map((c) => c.name), rows));
-      notice(ok ? `Copied ${rows.length.toLocaleString('en-US')} row${rows.length === 1 ? '' : 's'} as TSV with a header` : 'The browser refused the clipboard');
+      // cells as the CSV writes them: timestamps outside UTC keep their offsets (SPEC 8)
+      const { text, rows } = await copyTsv(shown, lo, hi, data.rows, (offset, limit) => backend().page(shown.resultId, offset, limit, 'csv'));
+      const ok = await copyText(text);
+      notice(ok ? `Copied ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} as TSV with a header` : 'The browser refused the clipboard');
     } catch (e) {
       notice(`Copy failed: ${(e as Error).message}`);
     }

@@ -1,7 +1,9 @@
 /**
- * Export file names (SPEC 8): `<operation>_<table>_<startDate>[_<endDate>].<ext>`, the dates in the
- * request's inputTZ, endDate the last day the window touches (left out when that is startDate's day).
- * The window comes from the response header (its startTS/endTS are wall-clock times of outputTZ).
+ * Export file names (SPEC 8): `<operation>_<table>_<startDate>[_<endDate>][_<zone>].<ext>`, the dates
+ * in the request's inputTZ, endDate the last day the window touches (left out when that is
+ * startDate's day), zone the outputTZ with `/` as `-` (`America-New_York`), left out for UTC: the
+ * zone the file's wall-clock times are in (a CSV's timestamps also carry their offsets). The window
+ * comes from the response header (its startTS/endTS are wall-clock times of outputTZ).
  */
 
 /** The UTC offset (ms) of a zone at an instant. */
@@ -75,9 +77,23 @@ export function windowDates(req: ExportRequest, header: { readonly startTS?: str
   return dates;
 }
 
+/** UTC under any of its names, or none given: no zone in the name. */
+const UTC_NAMES = new Set(['', 'UTC', 'Etc/UTC']);
+
+/**
+ * The outputTZ as a name part (`America/New_York` -> `America-New_York`; a sign stays, as `Etc/GMT+5`
+ * and `Etc/GMT-5` are different zones), or null for UTC.
+ */
+function zonePart(req: ExportRequest): string | null {
+  const zone = typeof req.args['outputTZ'] === 'string' ? req.args['outputTZ'].trim() : '';
+  if (UTC_NAMES.has(zone)) return null;
+  return zone.replace(/\//g, '-').replace(/[^\w.+-]+/g, '-');
+}
+
 /** The file name an export of this request's result takes. */
 export function exportName(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }, ext: string): string {
   const op = safe(req.operation.split('.').pop() ?? req.operation);
   const table = safe(typeof req.args['table'] === 'string' ? req.args['table'] : 'result');
-  return `${[op, table, ...windowDates(req, header)].join('_')}.${ext}`;
+  const zone = zonePart(req);
+  return `${[op, table, ...windowDates(req, header), ...(zone ? [zone] : [])].join('_')}.${ext}`;
 }

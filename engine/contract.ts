@@ -5,7 +5,7 @@
 import type { ColumnType } from './core/column-type.js';
 import type { OperationSpec } from './registry/types.js';
 
-export type { ArgSpec, ArgType, OperationName, OperationSpec, Widget } from './registry/types.js';
+export type { ArgSpec, ArgType, OperationName, OperationSpec, QReply, ResultView, Scope, StartForm, Widget } from './registry/types.js';
 export type { ColumnType } from './core/column-type.js';
 
 /** The response envelope's header (SPEC 7). */

@@ -176,7 +176,7 @@ function handle(m: CallMessage): void {
           const result = engine.call(a as string, b);
           const header = okHeader(req, result);
           if (format === 'q') {
-            const q = qResultMessage(result, header, req.rcvNs, { ...(c as EnvelopeRequest).reply!, wrapInList: operationByName(a as string).name === 'generateOrderAnalytics' });
+            const q = qResultMessage(result, header, req.rcvNs, { ...(c as EnvelopeRequest).reply!, wrapInList: operationByName(a as string).qReply === 'tableInList' });
             return new Sent({ kind: 'done', id: m.id, value: { header, q } satisfies EnvelopeAnswer }, [q.buffer as ArrayBuffer]);
           }
           if (format === 'arrow') {

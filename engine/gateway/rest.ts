@@ -66,8 +66,6 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** The scope an operation needs (SPEC 7). */
-const scopeOf = (op: string): Scope => (op === 'generateOrderAnalytics' ? 'fsi.generate' : 'fsi.read');
 
 interface Ctx {
   readonly corr: string;
@@ -225,7 +223,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
     for (const path of op.restPaths) {
       const url = `${path}`;
       const api = op.ipcNames[0]!;
-      app.route({ method: 'POST', url, onRequest: guard(scopeOf(op.name), op.name, api), handler: (req, reply) => runOperation(req, reply, api) });
+      app.route({ method: 'POST', url, onRequest: guard(op.scope, op.name, api), handler: (req, reply) => runOperation(req, reply, api) });
       // answered before any body is read (a PUT with a body would otherwise be parsed first)
       app.route({ method: [...OTHER_METHODS], url, onRequest: notPost, handler: notPost });
     }

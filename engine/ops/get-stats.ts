@@ -29,13 +29,6 @@ import { type FillMode, fillTable } from './ticks/fill.js';
 import { namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
 
-/** A positive integer argument (granularity, movingWindowSize). */
-function positive(args: DecodedArgs, name: 'granularity' | 'movingWindowSize'): number | undefined {
-  const v = args.get(name, 'integer');
-  if (v !== undefined && v < 1) throw argError('badValue', name, v, 'is not positive', 'an integer >= 1');
-  return v;
-}
-
 function holidayMode(args: DecodedArgs): HolidayMode | undefined {
   const v = args.get('applyHolidayCalendar', 'booleanOrSymbol');
   if (v === undefined || v === false) return undefined;
@@ -96,17 +89,14 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
   }
 
   const unit = args.get('granularityUnit', 'symbol') as Unit | undefined;
-  const granularity = positive(args, 'granularity') ?? 1;
-  const moving = positive(args, 'movingWindowSize');
-  if (moving !== undefined && !unit) throw new TickscopeError('requirement', 'movingWindowSize: needs granularityUnit (the unit of the window and of the buckets)');
+  // ranges, and movingWindowSize's and applyHolidayCalendar's need of granularityUnit (and fill), are the declaration's (decoded)
+  const granularity = args.get('granularity', 'integer') ?? 1;
+  const moving = args.get('movingWindowSize', 'integer');
   if (unit && (window.start <= NEG_INF_TS || window.end >= POS_INF_TS)) {
     throw new TickscopeError('requirement', 'granularityUnit: buckets need startTS and endTS (the first bucket starts at startTS, the last is clipped at endTS)');
   }
   const fill = spec.fill;
   const holidays = holidayMode(args);
-  if (holidays && (!fill || !unit)) {
-    throw new TickscopeError('requirement', `applyHolidayCalendar: needs fill and granularityUnit (it removes holiday buckets before racking and filling); missing ${[!fill && 'fill', !unit && 'granularityUnit'].filter(Boolean).join(' and ')}`);
-  }
 
   // Time order across identifiers matters only to order-sensitive trees over groups mixing identifiers;
   // otherwise each identifier's rows, in time order one identifier after another, are enough (no merge).
@@ -196,10 +186,7 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
   const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
   if (sortCols) result = sortTable(result, sortCols);
   const decPlaces = args.get('decPlaces', 'integer');
-  if (decPlaces !== undefined) {
-    if (decPlaces < 0 || decPlaces > 15) throw argError('badValue', 'decPlaces', decPlaces, 'is out of range', 'an integer from 0 to 15');
-    if (!currentShard()) result = roundFloats(result, decPlaces);
-  }
+  if (decPlaces !== undefined && !currentShard()) result = roundFloats(result, decPlaces);
   return {
     table: result,
     outputTZ,

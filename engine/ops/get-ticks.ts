@@ -5,7 +5,6 @@
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
 import { currentShard } from '../core/query-hooks.js';
-import { argError } from '../core/errors.js';
 import type { DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
@@ -42,10 +41,7 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   const requested = outputColumns(t, args);
   const canCor = args.get('applyCanCor', 'boolean') ? CanCor.load(db, t) : undefined;
   const fill = args.get('fill', 'symbol') as FillMode | undefined;
-  const decPlaces = args.get('decPlaces', 'integer');
-  if (decPlaces !== undefined && (decPlaces < 0 || decPlaces > 15)) {
-    throw argError('badValue', 'decPlaces', decPlaces, 'is out of range', 'an integer from 0 to 15');
-  }
+  const decPlaces = args.get('decPlaces', 'integer'); // 0 to 15: the declaration's range (decoded)
   // the selection's rows are only read (gathered, viewed): a whole span of a stored time order is not copied
   const selection = selectRows(db, { ...select, ...(canCor ? { canCor } : {}), readOnlyRows: true });
 

@@ -77,8 +77,7 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
     }
   }
   if (!db.schema.tables.has('OrderAnalytics')) throw new TickscopeError('requirement', `generateOrderAnalytics: ${db.name} has no OrderAnalytics table to write to`);
-  const batch = args.get('instrumentBatchSz', 'integer');
-  if (batch !== undefined && batch < 1) throw argError('badValue', 'instrumentBatchSz', batch, 'is not positive', 'an integer >= 1 (instruments per batch), or omit it for all at once');
+  const batch = args.get('instrumentBatchSz', 'integer'); // at least 1: the declaration's range (decoded)
   const regen = args.get('regenExistingIDs', 'boolean') === true || db.config.mapToCompositeTicker;
 
   const shard = currentShard();

@@ -1,7 +1,7 @@
 /**
  * Argument decoding: native JSON values and REST strings (SPEC 2) into typed values, with errors
- * that name the argument, the value and the expected forms. An unknown argument is an error; an
- * implemented-later argument answers "not supported yet" naming it.
+ * that name the argument, the value and the expected forms. An unknown argument is an error; so is
+ * a value outside its declared range, or an argument given without the ones it requires.
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
@@ -233,12 +233,9 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
     if (value === null || value === undefined) continue;
     const decoded = (DECODERS[spec.type] as Decoder<unknown>)(value, spec);
     if (decoded === undefined) continue;
-    const implemented = op.supported.length > 0;
-    if (implemented && !op.supported.includes(name) && !isDefault(spec, decoded)) {
-      throw new TickscopeError(
-        'notSupported',
-        `${name}: not supported yet in ${op.name} (value ${showValue(value)}); supported so far: ${op.supported.join(', ') || 'none'}`,
-      );
+    const r = spec.range;
+    if (r && typeof decoded === 'number' && ((r.min !== undefined && decoded < r.min) || (r.max !== undefined && decoded > r.max))) {
+      throw argError('badValue', name, decoded, r.problem, r.expected);
     }
     values.set(name, decoded);
   }
@@ -247,12 +244,15 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
       throw new TickscopeError('missingArgument', `${spec.name}: is required by ${op.name}; ${spec.doc}`);
     }
   }
+  // relations the declaration states: an argument given (and not false) with the ones it needs
+  const given = (name: string): boolean => values.has(name) && values.get(name) !== false;
+  for (const spec of op.args) {
+    const needs = spec.requires;
+    if (!needs || !given(spec.name)) continue;
+    const missing = needs.args.filter((n) => !given(n));
+    if (missing.length === 0) continue;
+    const also = needs.args.length > 1 ? `; missing ${missing.join(' and ')}` : '';
+    throw new TickscopeError('requirement', `${spec.name}: needs ${needs.args.join(' and ')} ${needs.why}${also}`);
+  }
   return new DecodedArgs(op, values, raw);
-}
-
-/** True when a decoded value is the argument's documented default (so giving it changes nothing). */
-function isDefault(spec: ArgSpec, v: unknown): boolean {
-  if (spec.type === 'boolean' || spec.type === 'booleanOrSymbol') return v === false;
-  if (spec.type === 'symbol') return v === spec.default;
-  return false;
 }

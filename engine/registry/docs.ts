@@ -24,9 +24,12 @@ const TYPE_TEXT: Record<ArgType, string> = {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
-function row(a: ArgSpec, supported: boolean): string {
+function row(a: ArgSpec): string {
   const allowed = a.allowed ? ` One of: ${a.allowed.join(', ')}.` : '';
-  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${a.default === null ? '' : `\`${cell(a.default)}\``} | ${cell(a.doc)}${allowed} | \`${cell(JSON.stringify(a.example))}\` | ${supported ? 'yes' : 'not yet'} |`;
+  const r = a.range;
+  const range = r ? ` ${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.` : '';
+  const needs = a.requires ? ` Needs ${a.requires.args.map((n) => `\`${n}\``).join(' and ')} ${a.requires.why}.` : '';
+  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${a.default === null ? '' : `\`${cell(a.default)}\``} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)} | \`${cell(JSON.stringify(a.example))}\` |`;
 }
 
 /** The Markdown of docs/arguments.md. */
@@ -38,19 +41,17 @@ export function argumentsMarkdown(): string {
     '',
     'Every operation and argument Tickscope accepts, from the one registry that also drives decoding,',
     'validation, the app\'s forms and the gateways. Values may be sent natively (JSON numbers, booleans,',
-    'arrays) or REST-encoded as strings (docs/operations/getTicks.md shows both). An argument marked',
-    '"not yet" is declared and validated; giving it a non-default value answers error `ac` 8 naming it.',
-    'An unknown argument name is error `ac` 2.',
+    'arrays) or REST-encoded as strings (docs/operations/getTicks.md shows both). An unknown argument',
+    'name is error `ac` 2; a value outside its range `ac` 4; an argument given without one it needs `ac` 15.',
     '',
   ];
   for (const op of OPERATIONS) {
     out.push(`## ${op.name}`, '');
     out.push(`${op.doc}`, '');
-    out.push(`Names: ${op.ipcNames.map((n) => `\`${n}\``).join(', ')}. REST: ${op.restPaths.map((p) => `\`POST ${p}\``).join(', ')}.`, '');
-    if (op.supported.length === 0) out.push('**Not supported yet**: the arguments are validated, then the call answers `ac` 8.', '');
-    out.push('| argument | type | required | default | description | example (REST) | implemented |');
-    out.push('|---|---|---|---|---|---|---|');
-    for (const a of op.args) out.push(row(a, op.supported.includes(a.name)));
+    out.push(`Names: ${op.ipcNames.map((n) => `\`${n}\``).join(', ')}. REST: ${op.restPaths.map((p) => `\`POST ${p}\``).join(', ')}. Scope: \`${op.scope}\`${op.writes ? ' (it stores rows)' : ''}.`, '');
+    out.push('| argument | type | required | default | description | example (REST) |');
+    out.push('|---|---|---|---|---|---|');
+    for (const a of op.args) out.push(row(a));
     out.push('');
   }
   return out.join('\n');

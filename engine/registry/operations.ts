@@ -88,6 +88,7 @@ const orderbook = arg({
 const decPlaces = arg({
   name: 'decPlaces', type: 'integer', required: false, default: '0N', widget: 'number', example: '2',
   doc: 'Round float columns to this many decimal places (half away from zero).',
+  range: { min: 0, max: 15, problem: 'is out of range', expected: 'an integer from 0 to 15' },
 });
 const ref = arg({
   name: 'ref', type: 'symbols', required: false, default: '`', widget: 'tables', example: ['Instrument'],
@@ -119,6 +120,7 @@ const groupBy = arg({
 const granularity = arg({
   name: 'granularity', type: 'integer', required: false, default: '1', widget: 'number', example: '5',
   doc: 'Bucket size in granularityUnit units.',
+  range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1' },
 });
 const granularityUnit = arg({
   name: 'granularityUnit', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'minute',
@@ -128,11 +130,14 @@ const granularityUnit = arg({
 const movingWindowSize = arg({
   name: 'movingWindowSize', type: 'integer', required: false, default: '0N', widget: 'number', example: '30',
   doc: 'Each bucket aggregates a lookback of this many units ending at the bucket end (labels are bucket ends).',
+  range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1' },
+  requires: { args: ['granularityUnit'], why: '(the unit of the window and of the buckets)' },
 });
 const applyHolidayCalendar = arg({
   name: 'applyHolidayCalendar', type: 'booleanOrSymbol', required: false, default: '0b', widget: 'holiday',
   example: '1b',
   doc: 'Drop weekend and holiday buckets before filling: 1b per exchange, an exchange symbol, or ` for all holidays.',
+  requires: { args: ['fill', 'granularityUnit'], why: '(it removes holiday buckets before racking and filling)' },
 });
 
 const summaryFunctions = arg({
@@ -152,6 +157,7 @@ const regenExistingIDs = arg({
 const instrumentBatchSz = arg({
   name: 'instrumentBatchSz', type: 'integer', required: false, default: '0N', widget: 'number', example: '10',
   doc: 'Process this many instruments at a time (lower peak memory).',
+  range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1 (instruments per batch), or omit it for all at once' },
 });
 
 const GETTICKS_ARGS: readonly ArgSpec[] = [
@@ -204,7 +210,11 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/getTicks'],
     doc: 'Raw ticks of a table for a time window, filtered, sorted and shaped.',
     args: GETTICKS_ARGS,
-    supported: GETTICKS_ARGS.map((a) => a.name),
+    scope: 'fsi.read',
+    writes: false,
+    qReply: 'table',
+    view: 'ticks',
+    form: { table: 'Trade', window: 'startEnd' },
   },
   {
     name: 'getStats',
@@ -212,7 +222,11 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/getStats'],
     doc: 'Aggregates of a table over a window: analytics, parse trees, groups, time buckets, moving windows.',
     args: GETSTATS_ARGS,
-    supported: GETSTATS_ARGS.map((a) => a.name),
+    scope: 'fsi.read',
+    writes: false,
+    qReply: 'table',
+    view: 'stats',
+    form: { table: 'Trade', window: 'startEnd' },
   },
   {
     name: 'getOrderAnalyticSummary',
@@ -220,7 +234,11 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/getOrderAnalyticSummary', '/servicegateway/fsi/eqea/getOrderAnalyticSummary'],
     doc: 'Summary functions over OrderAnalytics rows, per group.',
     args: SUMMARY_ARGS,
-    supported: SUMMARY_ARGS.map((a) => a.name),
+    scope: 'fsi.read',
+    writes: false,
+    qReply: 'table',
+    view: 'summary',
+    form: { table: 'OrderAnalytics', window: 'startEnd' },
   },
   {
     name: 'generateOrderAnalytics',
@@ -228,7 +246,13 @@ export const OPERATIONS: readonly OperationSpec[] = [
     restPaths: ['/servicegateway/fsi/eqea/generateOrderAnalytics'],
     doc: 'Builds OrderAnalytics rows (transaction cost analysis) from the Order table and stores them.',
     args: GENERATE_ARGS,
-    supported: GENERATE_ARGS.map((a) => a.name),
+    scope: 'fsi.generate',
+    writes: true,
+    // SPEC 7: the q gateway answers generateOrderAnalytics with its table in a one-item list
+    qReply: 'tableInList',
+    view: 'generate',
+    // one day of orders, replacing what an earlier run stored for them (no duplicates by default)
+    form: { table: 'Order', window: 'dt', values: { regenExistingIDs: true } },
   },
 ];
 

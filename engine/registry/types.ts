@@ -55,6 +55,26 @@ export interface ArgSpec {
   readonly example: unknown;
   /** An explicitly empty list is a value of its own (groupBy [] is one group), not "not given". */
   readonly emptyMeansNone?: true;
+  /** An integer's range, both ends inclusive, and how its error says what is expected. */
+  readonly range?: { readonly min?: number; readonly max?: number; readonly problem: string; readonly expected: string };
+  /** Arguments this one needs when it is given (not false), and why: the error and the form say it. */
+  readonly requires?: { readonly args: readonly string[]; readonly why: string };
+}
+
+/** Who may call an operation (an OAuth2 scope of the gateway; q handshakes map to the same). */
+export type Scope = 'fsi.read' | 'fsi.generate';
+
+/** The view that shows an operation's result in the app. */
+export type ResultView = 'ticks' | 'stats' | 'summary' | 'generate';
+
+/** How the q gateway sends an operation's result: the table, or the table in a one-item list (SPEC 7). */
+export type QReply = 'table' | 'tableInList';
+
+/** An operation's starting form in the app: its preferred table, its window as one day (startTS/endTS or dt), other values. */
+export interface StartForm {
+  readonly table: string;
+  readonly window: 'startEnd' | 'dt';
+  readonly values?: Readonly<Record<string, string | boolean>>;
 }
 
 export type OperationName = 'getTicks' | 'getStats' | 'getOrderAnalyticSummary' | 'generateOrderAnalytics';
@@ -66,6 +86,11 @@ export interface OperationSpec {
   readonly restPaths: readonly string[];
   readonly doc: string;
   readonly args: readonly ArgSpec[];
-  /** Arguments implemented so far; giving any other answers a "not supported yet" error naming it. */
-  readonly supported: readonly string[];
+  /** The scope a caller needs. */
+  readonly scope: Scope;
+  /** Whether it stores rows (it is never retried, never takes the small-query lane). */
+  readonly writes: boolean;
+  readonly qReply: QReply;
+  readonly view: ResultView;
+  readonly form: StartForm;
 }

@@ -21,7 +21,7 @@ const UNIT_MS: Readonly<Record<string, number>> = { millisecond: 1, second: 1000
 export function estimateRows(engine: Engine, operation: string, rawArgs: unknown): number {
   try {
     const op = operationByName(operation);
-    if (op.name === 'generateOrderAnalytics') return Infinity;
+    if (op.writes) return Infinity; // a write never takes the small-query lane
     const args = decodeArgs(op, rawArgs);
     const db = engine.assembly(args.get('scope', 'dict'));
     const { t, window, idList } = queryBase(db, args);

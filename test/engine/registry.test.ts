@@ -70,10 +70,9 @@ describe('registry conformance', () => {
       for (const arg of op.args) {
         it(`${arg.name}: decodes its example, rejects a wrong value, is documented and in the form`, () => {
           const base: Record<string, unknown> = arg.required || arg.name === 'table' ? {} : { table: 'Trade' };
-          const decoded = decodeArgs(
-            { ...op, supported: op.args.map((a) => a.name) },
-            { ...base, [arg.name]: arg.example },
-          );
+          // with the arguments it needs, at their examples
+          for (const n of arg.requires?.args ?? []) base[n] = op.args.find((a) => a.name === n)!.example;
+          const decoded = decodeArgs(op, { ...base, [arg.name]: arg.example });
           expect(decoded.has(arg.name)).toBe(true);
           const wrong = WRONG[arg.type];
           if (wrong !== undefined) {
@@ -95,24 +94,24 @@ describe('registry conformance', () => {
     expect([e.ac, e.message.split(';')[0]]).toEqual([2, 'colums: is not an argument of getTicks']);
   });
 
-  it('answers "not supported yet" for an argument an operation does not implement, naming it', () => {
-    const op = { ...operationByName('getTicks'), supported: ['table', 'startTS'] };
-    try {
-      decodeArgs(op, { table: 'Trade', fill: 'forward' });
-      throw new Error('expected an error');
-    } catch (err) {
-      expect((err as TickscopeError).ac).toBe(8);
-      expect((err as TickscopeError).message).toMatch(/^fill: not supported yet in getTicks \(value "forward"\); supported so far: table, startTS$/);
-    }
-    // Its default value changes nothing, so it is accepted.
-    expect(decodeArgs(op, { table: 'Trade', temporality: 'continuous', applyCanCor: '0b' }).has('table')).toBe(true);
+  it('checks what the declaration states: ranges, and the arguments an argument needs', () => {
+    const stats = (args: Record<string, unknown>): TickscopeError => decodeError('getStats', { table: 'Trade', ...args });
+    expect([stats({ decPlaces: 16 }).ac, stats({ decPlaces: 16 }).message]).toEqual([4, 'decPlaces: 16 is out of range; expected an integer from 0 to 15']);
+    expect(stats({ granularity: '0' }).message).toBe('granularity: 0 is not positive; expected an integer >= 1');
+    const needs = stats({ movingWindowSize: 5 });
+    expect([needs.ac, needs.message]).toEqual([15, 'movingWindowSize: needs granularityUnit (the unit of the window and of the buckets)']);
+    expect(stats({ applyHolidayCalendar: 'XNYS', fill: 'forward' }).message).toBe(
+      'applyHolidayCalendar: needs fill and granularityUnit (it removes holiday buckets before racking and filling); missing granularityUnit',
+    );
+    // false is not given: it needs nothing
+    expect(decodeArgs(operationByName('getStats'), { table: 'Trade', applyHolidayCalendar: '0b' }).has('table')).toBe(true);
+    expect(decodeArgs(operationByName('getStats'), { table: 'Trade', decPlaces: 15, granularity: 1 }).get('decPlaces', 'integer')).toBe(15);
   });
 
   it('implements every operation, validating its arguments first', () => {
     const engine = makeEngine({});
     expect(() => engine.call('getOrderAnalyticSummary', { table: 'OrderAnalytics', summaryFunctions: 42 })).toThrow(/summaryFunctions: 42 is not valid/);
     expect(() => engine.call('generateOrderAnalytics', { table: 'Order', dt: 'monday' })).toThrow(/^dt: "monday" is not a date; expected/);
-    for (const op of OPERATIONS) expect(op.supported.length, op.name).toBe(op.args.length);
   });
 
   it('keeps docs/arguments.md generated from the registry', () => {

@@ -295,7 +295,7 @@ export async function startQGateway(service: QueryService, opts: QGatewayOptions
         const minute = perMinute.hit(subject);
         if (!minute.ok) throw new TickscopeError('rateLimited', `client ${quoteText(subject, 64)}: more than ${s.maxRequestsPerClientPerMinute} requests this minute (maxRequestsPerClientPerMinute); retry in ${minute.retryAfterS} s`);
         const spec = operationByName(call.op);
-        const scope: Scope = spec.name === 'generateOrderAnalytics' ? 'fsi.generate' : 'fsi.read';
+        const scope: Scope = spec.scope;
         if (!scopes.includes(scope)) throw new TickscopeError('forbidden', `the client's scopes (${scopes.join(', ') || 'none'}) lack ${scope}, which ${spec.name} needs`);
         const queryId = corr;
         running.add(queryId);

@@ -38,17 +38,24 @@ function ArgName({ name }: { readonly name: string }): React.JSX.Element {
   );
 }
 
-function ArgRow(props: WidgetProps & { readonly supported: boolean; readonly mark?: string | undefined }): React.JSX.Element {
-  const { arg, supported, mark } = props;
-  const title = `${arg.name}: ${arg.doc}${arg.default ? ` Default ${arg.default}.` : ''}${supported ? '' : ' (not supported yet)'}`;
+/** An argument's tooltip: its doc, default, range and the arguments it needs, all from its declaration. */
+export function argTitle(arg: WidgetProps['arg']): string {
+  const r = arg.range;
+  const range = r ? ` ${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.` : '';
+  const needs = arg.requires ? ` Needs ${arg.requires.args.join(' and ')} ${arg.requires.why}.` : '';
+  return `${arg.name}: ${arg.doc}${arg.default ? ` Default ${arg.default}.` : ''}${range}${needs}`;
+}
+
+function ArgRow(props: WidgetProps & { readonly mark?: string | undefined }): React.JSX.Element {
+  const { arg, mark } = props;
+  const title = argTitle(arg);
   const block = isBlockWidget(arg);
   return (
-    <div className={`arg-row ${block ? 'block' : ''} ${supported ? '' : 'unsupported'} ${mark ? 'marked' : ''}`} title={block ? undefined : title} {...(mark ? { 'data-marked': arg.name } : {})}>
+    <div className={`arg-row ${block ? 'block' : ''} ${mark ? 'marked' : ''}`} title={block ? undefined : title} {...(mark ? { 'data-marked': arg.name } : {})}>
       <label htmlFor={`arg-${arg.name}`} title={title}>
         <ArgName name={arg.name} />
         {arg.required && <span className="required">*</span>}
       </label>
-      {block && !supported && <span className="badge">not yet</span>}
       <div className="widget-cell">
         <Widget {...props} />
         {mark && (
@@ -60,7 +67,7 @@ function ArgRow(props: WidgetProps & { readonly supported: boolean; readonly mar
       <span id={`arg-${arg.name}-doc`} className="sr-only">
         {arg.doc}
       </span>
-      {!block && (supported ? <span /> : <span className="badge">not yet</span>)}
+      {!block && <span />}
     </div>
   );
 }
@@ -167,7 +174,6 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
           filterRules={p.filterRules}
           summaryFunctions={p.summaryFunctions ?? []}
           {...(p.exchanges ? { exchanges: p.exchanges } : {})}
-          supported={op.supported.length > 0 && op.supported.includes(arg.name)}
           mark={p.marks?.[arg.name]}
         />
       ))}

@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'react';
 import { describeEmpty, ORDERS_TABLE, requestLabel, shortValue } from '../states/describe';
 import { errorKind } from '../states/error-kinds';
-import { tablesOf, useStore } from '../store/store';
+import { tablesOf, useStore, viewOf } from '../store/store';
 import { expandPane } from './panes';
 
 /** A query shows its banner once it has run this long (the dimming fades in as long: CSS). */
@@ -19,9 +19,9 @@ const CANCELLED = 40;
 export function useResultState(): 'failed' | 'empty' | null {
   return useStore((s) => {
     // the generate view (its form's tab) shows its own call's error, and its banner says what it wrote
-    if (s.operation === 'generateOrderAnalytics') return s.failure?.request.operation === 'generateOrderAnalytics' ? 'failed' : null;
+    if (viewOf(s.info, s.operation) === 'generate') return viewOf(s.info, s.failure?.request.operation) === 'generate' ? 'failed' : null;
     if (s.failure) return 'failed';
-    return s.result && s.result.rows === 0 && s.request?.operation !== 'generateOrderAnalytics' ? 'empty' : null;
+    return s.result && s.result.rows === 0 && viewOf(s.info, s.request?.operation) !== 'generate' ? 'empty' : null;
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import { useMemo, useState } from 'react';
 import { ladderColumns } from '../ladder/ladder-model';
-import { useStore } from '../store/store';
+import { useStore, viewOf } from '../store/store';
 import { DepthLadder } from './depth-ladder';
 import { GenerateBanner } from './orders/generate-view';
 import { OrderSummaryView } from './orders/summary-view';
@@ -22,7 +22,7 @@ import { TickChart } from './tick-chart';
  */
 function ResultView(): React.JSX.Element {
   const result = useStore((s) => s.result);
-  const stats = useStore((s) => s.request?.operation === 'getStats' || (s.result?.groupColumns.length ?? 0) > 0);
+  const stats = useStore((s) => viewOf(s.info, s.request?.operation) === 'stats' || (s.result?.groupColumns.length ?? 0) > 0);
   const [view, setView] = useState<'ladder' | 'chart'>('ladder');
   const cols = useMemo(() => (result ? ladderColumns(result.columns, result.timeColumn, result.idColumn) : null), [result]);
   if (stats) return <StatsView />;
@@ -31,10 +31,11 @@ function ResultView(): React.JSX.Element {
 }
 
 export function Results(): React.JSX.Element {
-  const summary = useStore((s) => s.request?.operation === 'getOrderAnalyticSummary' && s.result !== null);
-  const generating = useStore((s) => s.operation === 'generateOrderAnalytics');
-  const generated = useStore((s) => s.request?.operation === 'generateOrderAnalytics' && s.result !== null);
-  const stats = useStore((s) => s.request?.operation === 'getStats' || (s.result?.groupColumns.length ?? 0) > 0);
+  // each operation's result in the view its declaration names
+  const summary = useStore((s) => viewOf(s.info, s.request?.operation) === 'summary' && s.result !== null);
+  const generating = useStore((s) => viewOf(s.info, s.operation) === 'generate');
+  const generated = useStore((s) => viewOf(s.info, s.request?.operation) === 'generate' && s.result !== null);
+  const stats = useStore((s) => viewOf(s.info, s.request?.operation) === 'stats' || (s.result?.groupColumns.length ?? 0) > 0);
   const stale = useStore((s) => s.running && (s.result !== null || s.failure !== null));
   const state = useResultState();
   const classes = `${stale ? 'stale' : ''} ${state ? `state-${state}` : ''}`;

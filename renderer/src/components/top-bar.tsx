@@ -26,7 +26,7 @@ export function TopBar(): React.JSX.Element {
             key={o.name}
             type="button"
             className={o.name === operation ? 'active' : ''}
-            title={`${o.ipcNames[0]}: ${o.doc}${o.supported.length === 0 ? ' (not supported yet)' : ''}`}
+            title={`${o.ipcNames[0]}: ${o.doc}`}
             onClick={() => setOperation(o.name as OperationName)}
           >
             {o.name}

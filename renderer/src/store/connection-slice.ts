@@ -71,7 +71,7 @@ export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
       const tables = info.assemblies.find((a) => a.name === assembly)?.tables ?? [];
       const s = get();
       const fresh = s.forms.getTicks === undefined;
-      const forms = fresh ? { ...s.forms, getTicks: initialForm('getTicks', tables) } : s.forms;
+      const forms = fresh ? { ...s.forms, getTicks: initialForm(operationSpec(info, 'getTicks'), tables) } : s.forms;
       const operation: OperationName = operationSpec(info, s.operation) ? s.operation : 'getTicks';
       set({ info, assembly, forms, operation, infoError: null });
       if (first) void appMemory().then(async (m) => set({ history: await m.history(), saved: await m.saved() }));

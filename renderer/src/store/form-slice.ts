@@ -20,7 +20,7 @@ export const formSlice: Slice<FormSlice> = (set, get) => ({
   setOperation(op) {
     const s = get();
     if (op === s.operation) return;
-    const forms = s.forms[op] ? s.forms : { ...s.forms, [op]: initialForm(op, tablesOf(s)) };
+    const forms = s.forms[op] ? s.forms : { ...s.forms, [op]: initialForm(operationSpec(s.info, op), tablesOf(s)) };
     const views = { ...s.views, [s.operation]: viewOf(s) };
     const shown = views[op] ?? NO_RUN;
     delete views[op];

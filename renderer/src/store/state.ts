@@ -5,7 +5,7 @@
  * the slices (one file each) implement them, store.ts puts them in one vanilla store that React binds.
  */
 import type { StateCreator } from 'zustand/vanilla';
-import type { AppInfo, ConnectionInfo, ExportFormat, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, ConnectionInfo, ExportFormat, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, ResultView, RunResponse, TableInfo } from '../../../engine/contract';
 import type { FormValue, FormValues } from '../form/values';
 import type { HistoryEntry, SavedQuery } from '../history/history';
 
@@ -142,6 +142,11 @@ export type Slice<T> = StateCreator<AppState, [], [], T>;
 /** The operation's declaration from the registry the backend sent. */
 export function operationSpec(info: AppInfo | null, op: OperationName): OperationSpec | undefined {
   return info?.operations.find((o) => o.name === op);
+}
+
+/** The view an operation's result is shown in (its declaration's), undefined for none or an unknown operation. */
+export function viewOf(info: AppInfo | null, op: OperationName | undefined): ResultView | undefined {
+  return op ? operationSpec(info, op)?.view : undefined;
 }
 
 /** Tables of the selected assembly. */

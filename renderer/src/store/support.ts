@@ -1,5 +1,5 @@
 /** What several slices share: starting forms, ids, progress polling and the URL's fragment. */
-import type { OperationName, QueryProgress, TableInfo } from '../../../engine/contract';
+import type { OperationName, OperationSpec, QueryProgress, TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import type { FormValue, FormValues } from '../form/values';
 import { hashOf } from '../history/history';
@@ -14,21 +14,17 @@ function nextDay(iso: string): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** Starting values of a form: the first time-series table (Trade when present) over its first day. */
-export function initialForm(op: OperationName, tables: readonly TableInfo[]): FormValues {
-  const preferred: Partial<Record<OperationName, string>> = {
-    getTicks: 'Trade',
-    getStats: 'Trade',
-    getOrderAnalyticSummary: 'OrderAnalytics',
-    generateOrderAnalytics: 'Order',
-  };
-  const t = tables.find((x) => x.name === preferred[op]) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
+/**
+ * Starting values of a form, as its operation declares them (`form`): its table (else the first
+ * time-series table with rows) over the table's first day, as dt or startTS and endTS, and its values.
+ */
+export function initialForm(op: OperationSpec | undefined, tables: readonly TableInfo[]): FormValues {
+  if (!op) return {};
+  const t = tables.find((x) => x.name === op.form.table) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
   if (!t) return {};
-  const values: Record<string, FormValue> = { table: t.name };
-  if (op === 'generateOrderAnalytics') {
-    // one day of orders, replacing what an earlier run stored for them (no duplicates by default)
+  const values: Record<string, FormValue> = { table: t.name, ...op.form.values };
+  if (op.form.window === 'dt') {
     if (t.firstDate) values['dt'] = toKdbDate(t.firstDate);
-    values['regenExistingIDs'] = true;
     return values;
   }
   if (t.firstDate) {

@@ -5,8 +5,9 @@
  * candles, bar panels, the bucket ladder, the order summary, an order's drill-down and chart, the
  * generate view), the error panel, an empty result, history and saved queries, the command palette,
  * the shortcut list, the connection menu and its dialog, the grid's column menu, the status line
- * with a notice. The check is `overflowingText` (./overflow.ts, which states its rule); a screenshot
- * of each view at each size goes to test-results/ (overflow-<view>-<width>.png).
+ * with a notice. The check is `overflowingText` (./overflow.ts, which states its rule). What it finds
+ * goes to test-results/overflow-found.txt with a screenshot of the view (overflow-<view>-<width>.png);
+ * OVERFLOW_SHOTS=1 takes one of every view.
  */
 import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ import { describeOverflow, overflowingText } from './overflow.js';
 let app: App;
 let page: Page;
 const DAY = '2024.03.06';
+/** Screenshots of every view at each size with OVERFLOW_SHOTS=1 (to look at by eye); otherwise only of a view with a finding. */
+const SHOTS = process.env['OVERFLOW_SHOTS'] === '1';
 /** Every finding of the run, one a line (the assertions show only the first few). */
 const FOUND = join(ARTIFACTS, 'overflow-found.txt');
 const SIZES = [
@@ -47,6 +50,14 @@ async function open(op: string, args: Row, run = true): Promise<void> {
   await page.waitForSelector('[data-testid="rows"], [data-testid="error-panel"], [data-testid="empty-panel"], [data-testid="generate-written"]');
 }
 
+/** Switches these arguments' editors to their builder. */
+async function builders(...names: string[]): Promise<void> {
+  for (const name of names) {
+    await page.click(`[data-testid="arg-${name}-mode"] >> text=builder`);
+    await page.locator(`[data-testid^="arg-${name}-row-"]`).first().waitFor();
+  }
+}
+
 /** Moves the pointer over a fraction of an element's box (a crosshair, a readout at it). */
 async function hover(sel: string, fx = 0.5, fy = 0.4): Promise<void> {
   const b = (await page.locator(sel).first().boundingBox())!;
@@ -61,8 +72,9 @@ async function check(view: string, prepare?: () => Promise<void>): Promise<strin
     await page.waitForTimeout(150);
     await prepare?.();
     await page.waitForTimeout(50);
-    await page.screenshot({ path: join(ARTIFACTS, `overflow-${view}-${width}.png`) });
-    for (const o of await overflowingText(page)) found.push(`${view} @${width}×${height}: ${describeOverflow(o)}`);
+    const here = (await overflowingText(page)).map((o) => `${view} @${width}×${height}: ${describeOverflow(o)}`);
+    if (here.length > 0 || SHOTS) await page.screenshot({ path: join(ARTIFACTS, `overflow-${view}-${width}.png`) });
+    found.push(...here);
   }
   if (found.length > 0) appendFileSync(FOUND, `${found.join('\n')}\n`);
   return found;
@@ -102,8 +114,10 @@ describe('the overflow check', () => {
 
 describe('no text overflows its box, at 1280×800 and 1600×1000', () => {
   it('getTicks: the form with its builders, tick chart and grid, the column menu, a notice, the connection menu', async () => {
-    const args = { table: 'Trade', startTS: `${DAY}D14:30:00`, endTS: `${DAY}D21:00:00`, idList: ['AAPL', 'MSFT', 'NVDA'], columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime', 'sequenceNumber'], filter: [['>', 'price', '10'], ['in', 'conditions', ['@', 'F']], ['within', 'volume', ['1', '100000']]], sortCols: ['asc', 'instrumentID'], outputTZ: 'America/New_York' };
+    const args = { table: 'Trade', startTS: `${DAY}D14:30:00`, endTS: `${DAY}D21:00:00`, idList: ['AAPL', 'MSFT', 'NVDA'], columns: ['instrumentID', 'price', 'volume', 'conditions', 'exchTime', 'sequenceNumber'], filter: [['>', 'price', '10'], ['in', 'conditions', ['@', 'F']], ['within', 'volume', ['1', '100000']]], sortCols: ['asc', 'instrumentID'], outputTZ: 'America/New_York', ref: ['Instrument'], refFilter: { Instrument: [['like', 'sector', 'Tech*']] } };
     await open('getTicks', args);
+    // the builders, the densest rows of the form (a list from the URL opens as text)
+    await builders('filter', 'refFilter');
     await page.waitForSelector('[data-testid="chart-readout"]');
     const found = await check('ticks', () => hover('[data-testid="chart"]'));
     // an export: its notice comes when the download has been written (checked last, meanwhile the menus)
@@ -156,6 +170,7 @@ describe('no text overflows its box, at 1280×800 and 1600×1000', () => {
       granularityUnit: 'minute',
     };
     await open('getStats', args);
+    await builders('agg');
     await page.waitForSelector('[data-testid="stats-chart"] canvas');
     const found = await check('stats-candles', () => hover('[data-testid="stats-chart"]'));
     await open('getStats', { table: 'Trade', startTS: `${DAY}D00:00:00`, endTS: '2024.03.08D00:00:00', analytics: ['firstPrice', 'lastPrice', 'sumVolume', 'avgPrice'], groupBy: ['instrumentID'] });

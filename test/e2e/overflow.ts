@@ -4,21 +4,26 @@
  *
  * The rule, as the check applies it in the page:
  *
- * - Checked: every element that holds text itself (a non-empty text node among its children), and
- *   every text input by its value and select by the choice it shows. Skipped: what is not drawn
- *   (display none, visibility hidden, opacity 0, a zero box, `clip`/`clip-path` as `.sr-only` uses),
- *   SVG and canvas (charts draw their own labels), option lists and textareas (they scroll), and what
- *   lies wholly outside a clipping ancestor (a collapsed pane, a virtualised row): hidden on purpose.
+ * - Checked: every element that holds text itself (a non-empty text node among its children), every
+ *   text input by its value (or its placeholder when empty) and every select by the choice it shows.
+ *   Skipped: what is not drawn (display none, visibility hidden, opacity 0, a zero box, `clip` or
+ *   `clip-path` as `.sr-only` uses, the inside of a closed <details>), SVG and canvas (charts draw
+ *   their own labels), option lists and textareas (they scroll), and what lies wholly outside a
+ *   clipping ancestor (a collapsed pane, a virtualised row): hidden on purpose.
  * - Its own box: with overflow hidden or clip (or a text-overflow ellipsis) on an axis, content larger
- *   than the box (`scrollWidth > clientWidth + 1`, `scrollHeight > clientHeight + 1`) is cut; a text
- *   input whose value is wider than it is cut too; a select whose shown choice (measured in its own
- *   font) is wider than its box less its padding and arrow is cut.
- * - Its text: the rectangles of its own text nodes (a Range's client rects) must lie within its box
- *   (text spilling out of a box with overflow visible draws over its neighbours) and within the box
- *   of its nearest clipping ancestor (overflow other than visible) and of the window.
+ *   than the box (`scrollWidth > clientWidth + 1`, `scrollHeight > clientHeight + 1`) is cut; so is a
+ *   text input whose value is wider than it (`scrollWidth`), and a placeholder or a select's choice
+ *   measured in the element's font wider than its box less its padding (and a select's arrow, 20 px).
+ * - Its text: the rectangles of its own text nodes (a Range's client rects) must lie within its own
+ *   box ("spill": text out of a box with overflow visible draws over its neighbours), then within the
+ *   box of every ancestor up to the first scroll container, or up to the first box placed out of the
+ *   flow (absolute or fixed: a legend over a chart, a menu, a tip) that one included ("cut by" an
+ *   ancestor that clips, "out of" one that does not), and within the window. 1 px is allowed, and
+ *   vertically the part of a line's text box beyond a line-height smaller than the font (the glyphs
+ *   still fit). The page itself must not be larger than the window.
  * - Scrolling is not overflow: an element whose overflow is auto or scroll on an axis (the grid's
- *   scroller, lists, the form, panels) holds more than it shows on purpose, and the walk up to a
- *   clipping ancestor stops at the first scroll container (text scrolled out of view is not cut).
+ *   scroller, lists, the form, panels) holds more than it shows on purpose; text scrolled out of its
+ *   view is not cut, and what a scroller holds out of view is still checked against its own box.
  * - An ellipsis on purpose is allowed: text-overflow ellipsis with the whole text in a tooltip, that
  *   is a `title` on the element itself (any text: a grid cell shows a formatted number and its tooltip
  *   the exact one), or on its parent or grandparent (a list row) that holds the element's text. Text
@@ -35,7 +40,7 @@ export interface Overflow {
   readonly path: string;
   /** Its text, the first 60 characters. */
   readonly text: string;
-  /** What overflows: `scroll-x`/`scroll-y` (content larger than a box that hides it), `spill` (text out of its own box), `cut by <path>` (out of a clipping ancestor), `select`, `input`. */
+  /** What overflows: `scroll-x`/`scroll-y` (content larger than a box that hides it), `spill` (text out of its own box), `cut by <path>` or `out of <path>` (out of an ancestor's box, clipping or not), `cut by the window`, `input`, `placeholder`, `select`, or the page's scroll. */
   readonly how: string;
   /** The box, CSS pixels (client width and height, or the clipping box for a cut). */
   readonly box: { readonly width: number; readonly height: number };

@@ -124,7 +124,20 @@ function layoutProblems(): string[] {
       if ((cutX || cutY) && !outside) problems.push(`cut: ${name(el)} "${text.slice(0, 60)}" by ${name(a)}`);
       break;
     }
-    texts.push({ el, text, box });
+    // what is drawn of it: its box within every ancestor that clips or scrolls (a label half
+    // scrolled out of the form is not drawn over the status line below the form)
+    let drawn: DOMRect | null = box;
+    for (let a = el.parentElement; a && drawn; a = a.parentElement) {
+      const as = getComputedStyle(a);
+      if (as.overflowX === 'visible' && as.overflowY === 'visible') continue;
+      const c = a.getBoundingClientRect();
+      const left: number = as.overflowX === 'visible' ? drawn.left : Math.max(drawn.left, c.left);
+      const right: number = as.overflowX === 'visible' ? drawn.right : Math.min(drawn.right, c.right);
+      const top: number = as.overflowY === 'visible' ? drawn.top : Math.max(drawn.top, c.top);
+      const bottom: number = as.overflowY === 'visible' ? drawn.bottom : Math.min(drawn.bottom, c.bottom);
+      drawn = right > left && bottom > top ? new DOMRect(left, top, right - left, bottom - top) : null;
+    }
+    if (drawn) texts.push({ el, text, box: drawn });
   }
   // drawn over each other: both topmost at their own centres, their boxes intersecting
   const topmost = (t: { el: Element; box: DOMRect }): boolean => {

@@ -16,13 +16,12 @@ const when = (iso: string): string => {
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** A request in one line: its table and the arguments that usually tell runs apart. */
-function summary(args: Readonly<Record<string, unknown>>): string {
-  const shown = Object.entries(args)
+/** A request's arguments in one line (its table has a column of its own). */
+function argsLine(args: Readonly<Record<string, unknown>>): string {
+  return Object.entries(args)
     .filter(([k]) => k !== 'table')
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join('  ');
-  return shown.length > 160 ? `${shown.slice(0, 159)}…` : shown;
 }
 
 export function MemoryPanel(): React.JSX.Element | null {
@@ -161,13 +160,23 @@ export function MemoryPanel(): React.JSX.Element | null {
   );
 }
 
+/** A request's arguments in one line, cut with an ellipsis in its column: the whole line is its tooltip. */
+function ArgsCell({ args }: { readonly args: Readonly<Record<string, unknown>> }): React.JSX.Element {
+  const line = argsLine(args);
+  return (
+    <span className="args" title={line}>
+      {line.length > 160 ? `${line.slice(0, 159)}…` : line}
+    </span>
+  );
+}
+
 function HistoryRow({ e }: { readonly e: HistoryEntry }): React.JSX.Element {
   return (
     <>
       <span className="when">{when(e.startedAt)}</span>
       <span className="op">{e.operation}</span>
       <span className="table">{tableOf(e.args)}</span>
-      <span className="args">{summary(e.args)}</span>
+      <ArgsCell args={e.args} />
       <span className={`outcome ${e.ok ? 'ok' : 'failed'}`} title={e.message ?? undefined}>
         {e.ok ? `${count(e.rows ?? 0)} rows` : e.code !== null ? `error ${e.code}` : 'failed'}
       </span>
@@ -180,10 +189,12 @@ function HistoryRow({ e }: { readonly e: HistoryEntry }): React.JSX.Element {
 function SavedRow({ q, onDelete }: { readonly q: SavedQuery; readonly onDelete: () => void }): React.JSX.Element {
   return (
     <>
-      <span className="name">{q.name}</span>
+      <span className="name" title={q.name}>
+        {q.name}
+      </span>
       <span className="op">{q.operation}</span>
       <span className="table">{tableOf(q.args)}</span>
-      <span className="args">{summary(q.args)}</span>
+      <ArgsCell args={q.args} />
       <button
         type="button"
         className="delete"

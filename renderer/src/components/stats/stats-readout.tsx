@@ -31,7 +31,7 @@ export function StatsReadout(p: StatsReadoutProps): React.JSX.Element {
     <div className="chart-readout stats-readout" data-testid="stats-readout" aria-live="off">
       <div className="readout-line readout-head">
         {p.title && <span className="pane-title">{p.title}</span>}
-        <span data-testid="stats-bucket">
+        <span className="readout-bucket" data-testid="stats-bucket">
           {p.pinned && <span className="pin">pinned </span>}
           {p.bucket}
         </span>

@@ -79,7 +79,9 @@ export function RefFilterEditor(p: RefFilterEditorProps): React.JSX.Element {
                 </select>
                 <ColumnSelect label={`row ${i + 1} column`} testId={`${p.id}-col-${i}`} value={col} columns={cols} onChange={(c) => setCells(i, { 2: c })} />
                 <FnSelect value={fn} onChange={(f) => setCells(i, { 1: f })} />
-                <ValueInputs testId={`${p.id}-value-${i}`} fn={fn} v1={v1} v2={v2} onChange={(a, b) => setCells(i, { 3: a, 4: b })} />
+                <span className="rrow-value">
+                  <ValueInputs testId={`${p.id}-value-${i}`} fn={fn} v1={v1} v2={v2} onChange={(a, b) => setCells(i, { 3: a, 4: b })} />
+                </span>
                 <RemoveButton label={`remove row ${i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))} />
                 {warning && <div className="row-msg warn-text">{warning}</div>}
               </div>

@@ -61,7 +61,8 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
     case 'columns':
       return arg.name === 'groupBy' ? `${table?.idColumn ?? 'identifier column'} (default)` : 'all columns; type to search';
     case 'analytics':
-      return table?.analytics.length ? `type to search: ${table.analytics.slice(-2).join(', ')}, ${table.analytics[0]}…` : 'type names, e.g. vwap';
+      // one example, the shortest: a list of them did not fit the field beside the form's labels
+      return table?.analytics.length ? `type to search, e.g. ${table.analytics.reduce((a, b) => (b.length < a.length ? b : a))}` : 'type names, e.g. vwap';
     case 'json':
       return JSON.stringify(arg.example);
     default:

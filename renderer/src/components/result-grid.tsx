@@ -1,6 +1,8 @@
 /**
- * The result grid: virtualized rows (only those on screen exist in the DOM), fetched from the backend
- * a page at a time as they come into view, so a million-row result scrolls as smoothly as a small one.
+ * The result grid: virtualized rows (only those on screen exist in the DOM, grid/use-row-window.ts),
+ * fetched from the backend a page at a time as they come into view, so a million-row result scrolls as
+ * smoothly as a small one; past ~90,000 rows the scrollbar maps onto the rows linearly (a scaled scroll
+ * space, grid/scroll-space.ts), so rows stay aligned at any offset of any size of result.
  * Numbers show in one format per column (inferred from the values, a summary function's kind, the
  * instruments' tick sizes, or the header menu's choice), right-aligned; hovering a cell shows its
  * exact text; Ctrl/Cmd+C copies rows as the CSV export writes them (TSV with a header; timestamps
@@ -10,8 +12,7 @@
  * result where it is held (never running its request again). Keys: arrows, Page Up/Down, Home/End
  * (Ctrl too), Shift to extend, Ctrl/Cmd+A and C.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { RunResponse } from '../../../engine/contract';
 import { backend } from '../backend';
 import { copyText } from '../clipboard';
@@ -27,6 +28,7 @@ import { useGridColumns } from './grid/use-grid-columns';
 import { useGridHints } from './grid/use-grid-hints';
 import { useGridSort } from './grid/use-grid-sort';
 import { type PagesSeed, useResultPages } from './grid/use-result-pages';
+import { useRowWindow } from './grid/use-row-window';
 
 type RunOk = Extract<RunResponse, { ok: true }>;
 
@@ -101,12 +103,22 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
   const shownId = useRef<string | null>(null);
   shownId.current = shown?.resultId ?? null;
 
+  const win = useRowWindow(scroller, shown?.rows ?? 0, { rowHeight: ROW_HEIGHT, header: HEADER_HEIGHT, overscan: 30 });
+  const { scrollToIndex, scrollToStart } = win;
+
   useEffect(() => {
     setRange(null);
     setMenu(null);
     setSortedRow(null);
-    scroller.current?.scrollTo({ top: 0 });
   }, [shown?.resultId]);
+  // a new result, or a sorted copy, starts at its first row, before it is painted
+  useLayoutEffect(() => scrollToStart(), [shown?.resultId, scrollToStart]);
+  // and a new result at its first column (the identifier and price columns are not left scrolled out
+  // of sight); a sorted copy keeps the column that was clicked in view
+  const resultId = result?.resultId;
+  useLayoutEffect(() => {
+    if (resultId !== undefined && scroller.current) scroller.current.scrollLeft = 0;
+  }, [resultId]);
 
   useEffect(() => {
     onSorted?.(sorted ? shown : null, sorting.sort ? `${sorting.sort.column} ${sorting.sort.dir}` : null);
@@ -124,19 +136,11 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
     }
   }, [selectedRow, sort, sortBy]);
 
-  const virtualizer = useVirtualizer({
-    count: shown?.rows ?? 0,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 30,
-    scrollMargin: HEADER_HEIGHT,
-    scrollPaddingStart: HEADER_HEIGHT,
-  });
-  const items = virtualizer.getVirtualItems();
-  const firstIndex = items[0]?.index ?? 0;
-  const lastIndex = items[items.length - 1]?.index ?? 0;
+  const { first: firstIndex, last: lastIndex } = win;
   const { ensure } = data;
-  useEffect(() => ensure(firstIndex, lastIndex), [ensure, firstIndex, lastIndex]);
+  useEffect(() => {
+    if (lastIndex >= firstIndex) ensure(firstIndex, lastIndex);
+  }, [ensure, firstIndex, lastIndex]);
 
   // the selection's focus is the selected row: a row picked elsewhere (a click on the chart) starts a
   // range of its own and is centred; the grid's own moves scroll only as far as needed
@@ -144,13 +148,13 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
     if (focusRow === null) {
       setRange(null);
     } else if (own.current === focusRow) {
-      virtualizer.scrollToIndex(focusRow, { align: 'auto' });
+      scrollToIndex(focusRow, 'auto');
     } else {
       setRange({ anchor: focusRow, focus: focusRow });
-      virtualizer.scrollToIndex(focusRow, { align: 'center' });
+      scrollToIndex(focusRow, 'center');
     }
     own.current = null;
-  }, [focusRow, virtualizer]);
+  }, [focusRow, scrollToIndex]);
 
   const pick = (row: number): void => {
     if (sorted && shown) {
@@ -241,12 +245,12 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
     const k = menuColumn ? visible.indexOf(menuColumn.name) : -1;
     return k < 0 ? null : (visible[k + delta] ?? null);
   };
-  const margin = virtualizer.options.scrollMargin;
+  const rowIndexes = Array.from({ length: Math.max(0, lastIndex - firstIndex + 1) }, (_, k) => firstIndex + k);
   return (
     <section className={`grid-panel ${sorted ? 'sorted' : ''}`} aria-label={label}>
       <div
         className="grid-scroll"
-        ref={scroller}
+        ref={win.attach}
         tabIndex={0}
         role="grid"
         aria-rowcount={shown.rows + 1}
@@ -269,50 +273,47 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
           onMove={layout.move}
           hiddenCount={layout.all.filter((c) => c.hidden).length}
         />
-        <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
-          {items.map((v) => {
-            const i = v.index;
-            return (
-              <div
-                key={v.key}
-                role="row"
-                aria-selected={i >= lo && i <= hi}
-                className={`grid-row ${i === focusRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''}`}
-                style={{ transform: `translateY(${v.start - margin}px)`, height: ROW_HEIGHT, width: totalWidth }}
-                data-row={i}
-                onMouseDown={(e) => {
-                  // Shift+click extends the range: no text selection
-                  if (e.shiftKey) e.preventDefault();
-                }}
-                onClick={(e) => {
-                  if (e.shiftKey) scroller.current?.focus({ preventScroll: true });
-                  moveTo(i, e.shiftKey);
-                }}
-                {...(onOpen ? { onDoubleClick: () => onOpen(i) } : {})}
-              >
-                <div className="grid-cell rownum frozen" style={{ width: rowNumberWidth }}>
-                  {groupDigits(String(i + 1))}
-                </div>
-                {columns.map((c) => {
-                  const text = data.ready ? data.cell(i, c.j) : undefined;
-                  const cellText = text === undefined ? '…' : formatCell(c.format, text);
-                  // the exact text on hover, where the format changed it or the column cuts it
-                  const cut = text !== undefined && text.length * monoChar > c.width - CELL_PAD;
-                  return (
-                    <div
-                      key={c.name}
-                      role="gridcell"
-                      className={`grid-cell ${c.numeric ? 'num' : ''} ${frozenClass(c)}`}
-                      style={{ width: c.width, ...(c.left === null ? {} : { left: c.left }) }}
-                      {...(text !== undefined && (text !== cellText || cut) ? { title: text } : {})}
-                    >
-                      {cellText}
-                    </div>
-                  );
-                })}
+        <div className="grid-rows" style={{ height: win.height, width: totalWidth }}>
+          {rowIndexes.map((i) => (
+            <div
+              key={i}
+              role="row"
+              aria-selected={i >= lo && i <= hi}
+              className={`grid-row ${i === focusRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''}`}
+              style={{ transform: `translateY(${win.shift + i * ROW_HEIGHT}px)`, height: ROW_HEIGHT, width: totalWidth }}
+              data-row={i}
+              onMouseDown={(e) => {
+                // Shift+click extends the range: no text selection
+                if (e.shiftKey) e.preventDefault();
+              }}
+              onClick={(e) => {
+                if (e.shiftKey) scroller.current?.focus({ preventScroll: true });
+                moveTo(i, e.shiftKey);
+              }}
+              {...(onOpen ? { onDoubleClick: () => onOpen(i) } : {})}
+            >
+              <div className="grid-cell rownum frozen" style={{ width: rowNumberWidth }}>
+                {groupDigits(String(i + 1))}
               </div>
-            );
-          })}
+              {columns.map((c) => {
+                const text = data.ready ? data.cell(i, c.j) : undefined;
+                const cellText = text === undefined ? '…' : formatCell(c.format, text);
+                // the exact text on hover, where the format changed it or the column cuts it
+                const cut = text !== undefined && text.length * monoChar > c.width - CELL_PAD;
+                return (
+                  <div
+                    key={c.name}
+                    role="gridcell"
+                    className={`grid-cell ${c.numeric ? 'num' : ''} ${frozenClass(c)}`}
+                    style={{ width: c.width, ...(c.left === null ? {} : { left: c.left }) }}
+                    {...(text !== undefined && (text !== cellText || cut) ? { title: text } : {})}
+                  >
+                    {cellText}
+                  </div>
+                );
+              })}
+            </div>
+          ))}
         </div>
       </div>
       {menu && menuColumn && (

@@ -1,12 +1,14 @@
 /**
  * The contract between the app's renderer and its backend (Electron IPC or `tickscope serve` over
- * HTTP). Types only: the renderer imports nothing else from the engine.
+ * HTTP). Types, and pure data declared once for both sides (the agg operators): the renderer imports
+ * nothing else from the engine.
  */
 import type { ColumnType } from './core/column-type.js';
 import type { OperationSpec } from './registry/types.js';
 
 export type { ArgSpec, ArgType, OperationName, OperationSpec, QReply, ResultView, Scope, StartForm, Widget } from './registry/types.js';
 export type { ColumnType } from './core/column-type.js';
+export { AGG_OPERATORS, type OperatorDecl, type OperatorFamily } from './registry/agg-operators.js';
 
 /** The response envelope's header (SPEC 7). */
 export interface Header {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { OPS } from '../../renderer/src/form/agg-ops.js';
 import { argAt, argKind, autoName, isBlankTree, normalizeArg, setArgAt, type TreeArg, treeIssues, type TreeSchema, withOp } from '../../renderer/src/form/agg-tree.js';
 import { AGGREGATES, DISTINCT, ELEMENTWISE, ORDERED } from '../../engine/ops/stats/tree.js';
+import { AGG_OPERATORS } from '../../engine/registry/agg-operators.js';
 
 const TRADE: TreeSchema = {
   table: 'Trade',
@@ -17,9 +18,11 @@ const TRADE: TreeSchema = {
 const issues = (t: TreeArg): Array<[string, string]> => treeIssues(t, TRADE).map((i) => [i.path.join('.'), i.text]);
 
 describe('operators', () => {
-  it('are the engine’s, with the engine’s arities', () => {
+  it('are the one table the engine checks trees by, with its arities', () => {
+    expect(OPS).toBe(AGG_OPERATORS);
     const engine = { ...AGGREGATES, ...ELEMENTWISE, ...ORDERED, [DISTINCT]: 1 } as Record<string, number>;
     expect(Object.fromEntries(OPS.map((o) => [o.op, o.arity]))).toEqual(engine);
+    expect(Object.keys(engine)).toHaveLength(AGG_OPERATORS.length);
   });
 });
 

@@ -5,23 +5,18 @@
  * and checks a tree against a table's columns before anything runs.
  */
 import { argError } from '../../core/errors.js';
+import { operatorArities } from '../../registry/agg-operators.js';
 import type { ParseTree } from '../../storage/config.js';
 
+// The operators and their arities are declared once, in registry/agg-operators.ts (the app's agg builder reads the same table).
 /** Aggregates: a vector of a group's rows to one value. */
-export const AGGREGATES = {
-  first: 1, last: 1, min: 1, max: 1, sum: 1, avg: 1, med: 1, count: 1, dev: 1, sdev: 1, var: 1, svar: 1, wavg: 2, wsum: 2,
-} as const;
-/** Element-wise operators and their arity. */
-export const ELEMENTWISE = {
-  '+': 2, '-': 2, '*': 2, '%': 2, '/': 2, '=': 2, '<>': 2, '<': 2, '>': 2, '<=': 2, '>=': 2, '&': 2, '|': 2,
-  neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, floor: 1, ceiling: 1, signum: 1,
-  // the vector conditional, q's ?[c;x;y]: x where c is true (non-zero, non-null), else y
-  '?': 3,
-} as const;
+export const AGGREGATES = operatorArities('aggregate');
+/** Element-wise operators and their arity (`?` is the vector conditional, q's ?[c;x;y]: x where c is true, non-zero and non-null, else y). */
+export const ELEMENTWISE = operatorArities('elementwise');
 /** Null literals: q's float null and long null. */
 export const NULL_LITERALS: Readonly<Record<string, 'float' | 'long'>> = { '0n': 'float', '0N': 'long' };
 /** Operators that depend on the order of a group's rows (uniform: one value per row). */
-export const ORDERED = { prev: 1, next: 1, deltas: 1, ratios: 1, sums: 1, fills: 1 } as const;
+export const ORDERED = operatorArities('ordered');
 /** `distinct` keeps each value once per group; only `count`, `sum`, `avg`... of it reduce. */
 export const DISTINCT = 'distinct';
 

@@ -66,7 +66,8 @@ type SplitPlan =
 
 /** How a query splits, or null when it runs whole. */
 function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | null {
-  if (op !== 'getTicks' && op !== 'getStats') return null;
+  const how = args.op.split; // the operation's declaration says whether and how it splits
+  if (how === null) return null;
   let base: ReturnType<typeof queryBase>;
   try {
     base = queryBase(db, args);
@@ -81,7 +82,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   const lo = window.start <= NEG_INF_TS + pad ? '' : partitionKey(window.start - pad);
   const hi = window.end >= POS_INF_TS - pad ? '\uffff' : partitionKey(window.end - 1n + pad);
   const keys = db.partitionKeys(t.name).filter((k) => k >= lo && k <= hi);
-  if (op === 'getTicks') {
+  if (how === 'time') {
     // by time ranges: the parts' rows follow one another, so merging them is appending
     const fill = args.get('fill', 'symbol');
     const columns = args.get('columns', 'symbols');

@@ -215,6 +215,9 @@ export const OPERATIONS: readonly OperationSpec[] = [
     qReply: 'table',
     view: 'ticks',
     form: { table: 'Trade', window: 'startEnd' },
+    split: 'time',
+    remoteResult: { timeColumn: 'always', groupColumns: null },
+    buckets: null,
   },
   {
     name: 'getStats',
@@ -227,6 +230,9 @@ export const OPERATIONS: readonly OperationSpec[] = [
     qReply: 'table',
     view: 'stats',
     form: { table: 'Trade', window: 'startEnd' },
+    split: 'identifiers',
+    remoteResult: { timeColumn: { whenGiven: 'granularityUnit' }, groupColumns: { arg: 'groupBy' } },
+    buckets: { unit: 'granularityUnit', size: 'granularity' },
   },
   {
     name: 'getOrderAnalyticSummary',
@@ -239,6 +245,9 @@ export const OPERATIONS: readonly OperationSpec[] = [
     qReply: 'table',
     view: 'summary',
     form: { table: 'OrderAnalytics', window: 'startEnd' },
+    split: null,
+    remoteResult: { timeColumn: 'never', groupColumns: null },
+    buckets: null,
   },
   {
     name: 'generateOrderAnalytics',
@@ -253,6 +262,10 @@ export const OPERATIONS: readonly OperationSpec[] = [
     view: 'generate',
     // one day of orders, replacing what an earlier run stored for them (no duplicates by default)
     form: { table: 'Order', window: 'dt', values: { regenExistingIDs: true } },
+    // it splits by instrument itself (orders/generate.ts), not through the split planner
+    split: null,
+    remoteResult: { timeColumn: 'never', groupColumns: null },
+    buckets: null,
   },
 ];
 

@@ -93,4 +93,21 @@ export interface OperationSpec {
   readonly qReply: QReply;
   readonly view: ResultView;
   readonly form: StartForm;
+  /**
+   * How a large call splits across the executor's idle workers (parallel/split.ts): into time ranges
+   * whose rows follow one another, into identifiers whose groups are merged, or not at all.
+   */
+  readonly split: 'time' | 'identifiers' | null;
+  /** What a remote gateway's result of it carries (service/remote.ts): its time column, its group columns. */
+  readonly remoteResult: RemoteResultShape;
+  /** The arguments that cut its window into time buckets (a bucket's unit, and how many units), if any: the cost estimate counts the buckets. */
+  readonly buckets: { readonly unit: string; readonly size: string } | null;
+}
+
+/** The columns a result's views lean on, read from the request and the table when a remote result does not say. */
+export interface RemoteResultShape {
+  /** The table's time column: always, never, or when an argument is given (buckets). */
+  readonly timeColumn: 'always' | 'never' | { readonly whenGiven: string };
+  /** The group columns: an argument's list (the table's identifier column when it is not given), or none. */
+  readonly groupColumns: { readonly arg: string } | null;
 }

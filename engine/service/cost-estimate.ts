@@ -46,11 +46,11 @@ export function estimateRows(engine: Engine, operation: string, rawArgs: unknown
       }
       rows += inPart * share;
     }
-    // getStats buckets: a fine granularity over a long window makes many cells from few rows (and
-    // racking makes every one a row), so the buckets count too
-    const unit = op.name === 'getStats' ? args.get('granularityUnit', 'symbol') : undefined;
-    if (unit) {
-      const size = (args.get('granularity', 'integer') ?? 1) * (UNIT_MS[unit] ?? 1) * 1e6;
+    // time buckets (as the declaration names their arguments): a fine granularity over a long window
+    // makes many cells from few rows (and racking makes every one a row), so the buckets count too
+    const unit = op.buckets ? args.get(op.buckets.unit, 'symbol') : undefined;
+    if (unit && op.buckets) {
+      const size = (args.get(op.buckets.size, 'integer') ?? 1) * (UNIT_MS[unit] ?? 1) * 1e6;
       const buckets = Number.isFinite(from) && Number.isFinite(to) && size > 0 ? (to - from) / size : Infinity;
       rows = Math.max(rows, buckets * Math.max(1, idList?.length ?? 1));
     }

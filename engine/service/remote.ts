@@ -13,6 +13,7 @@ import { Table } from '../core/table.js';
 import { requestInfo } from '../gateway/envelope.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS, operationByName } from '../registry/operations.js';
+import type { RemoteResultShape } from '../registry/types.js';
 import { fromArrow } from '../storage/import.js';
 import { DEFAULT_REALM, tokenUrlOf } from '../gateway/defaults.js';
 
@@ -59,6 +60,18 @@ function columnType(v: Vector): ColumnType {
 }
 
 /** An instant of the remote's header (UTC text, 9 fractional digits) in ns. */
+/** Whether a result carries the table's time column, by its declaration's shape and the arguments given. */
+function timed(shape: RemoteResultShape['timeColumn'], given: Readonly<Record<string, unknown>>): boolean {
+  if (shape === 'always' || shape === 'never') return shape === 'always';
+  const v = given[shape.whenGiven];
+  return v !== undefined && v !== null && v !== '';
+}
+
+/** A result's group columns: the list given, else the identifier column. */
+function groupsOf(v: unknown, idColumn: string): string[] {
+  return Array.isArray(v) ? (v as string[]) : [idColumn];
+}
+
 function headerInstant(text: string | undefined): bigint | undefined {
   const m = text ? /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(text) : null;
   if (!m) return undefined;
@@ -211,9 +224,10 @@ export class RemoteGateway {
       api: spec.ipcNames[0]!,
       outputTZ,
       tableName: table,
-      timeColumn: spec.name === 'getTicks' ? (info?.timeColumn ?? null) : given['granularityUnit'] ? (info?.timeColumn ?? null) : null,
+      // what the declaration says the result carries (the remote's Arrow says rows, not roles)
+      timeColumn: timed(spec.remoteResult.timeColumn, given) ? (info?.timeColumn ?? null) : null,
       idColumn,
-      ...(spec.name === 'getStats' ? { groupColumns: Array.isArray(given['groupBy']) ? (given['groupBy'] as string[]) : [idColumn] } : {}),
+      ...(spec.remoteResult.groupColumns ? { groupColumns: groupsOf(given[spec.remoteResult.groupColumns.arg], idColumn) } : {}),
       header,
     });
   }

@@ -74,7 +74,7 @@ export class Engine {
     if (!impl) {
       throw new TickscopeError('notSupported', `${op.name}: not supported yet; its arguments are declared and validated, the operation itself arrives in a later release`);
     }
-    const db = this.assembly(args.get('scope', 'dict'));
+    const db = this.assembly(args.get('scope'));
     // on the executor, a large getTicks or getStats splits across its idle workers (parallel/split.ts)
     const result = db.read(() => runSplittable(db, op.name, rawArgs, args, impl));
     // every operation's output within the limits, however its rows were made (SPEC 10)

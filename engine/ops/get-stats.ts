@@ -30,7 +30,7 @@ import { namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
 
 function holidayMode(args: DecodedArgs): HolidayMode | undefined {
-  const v = args.get('applyHolidayCalendar', 'booleanOrSymbol');
+  const v = args.get('applyHolidayCalendar');
   if (v === undefined || v === false) return undefined;
   if (v === true) return { kind: 'perGroup' };
   return v === '' || v === '`' ? { kind: 'all' } : { kind: 'exchange', exchange: v };
@@ -40,8 +40,8 @@ function holidayMode(args: DecodedArgs): HolidayMode | undefined {
 export function getStats(db: Database, args: DecodedArgs): QueryResult {
   return queryArena.scoped(() =>
     runStats(db, args, {
-      leading: (t) => resolveAnalytics(args.get('analytics', 'symbols') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' })),
-      fill: args.get('fill', 'symbol') as FillMode | undefined,
+      leading: (t) => resolveAnalytics(args.get('analytics') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' })),
+      fill: args.get('fill') as FillMode | undefined,
       missing: 'getStats: needs analytics (names such as maxPrice, vwap) or agg (parse trees such as {"hi":["max","price"]}) to compute',
     }),
   );
@@ -72,10 +72,10 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
     for (const c of r.schema.columns) if (c.name !== r.key && !c.type.endsWith('[]')) available.add(available.has(c.name) ? `${r.schema.name}_${c.name}` : c.name);
   }
   const named = spec.leading(t);
-  const aggs = (args.has('agg') ? aggTrees(args.get('agg', 'agg')) : []).map((a) => ({ ...a, arg: 'agg' }));
+  const aggs = (args.has('agg') ? aggTrees(args.get('agg')) : []).map((a) => ({ ...a, arg: 'agg' }));
   const outputs = [...named, ...aggs].map((o) => ({ ...o, node: checkTree(o.tree, available, o.arg, o.tree) as Node }));
   if (outputs.length === 0 && orderbook !== 'plotOrderbookSnapshots') throw new TickscopeError('requirement', spec.missing);
-  const groupCols = args.get('groupBy', 'symbols') ?? [t.idColumn];
+  const groupCols = args.get('groupBy') ?? [t.idColumn];
   for (const [i, g] of groupCols.entries()) {
     if (!available.has(g)) throw argError('unknownColumn', 'groupBy', g, `is not a column of ${t.name}${refs.length ? ' or of its ref tables' : ''}`, `one of ${[...available].join(', ')}`);
     // a column twice would be two result columns of one name (and JSON keys that collide)
@@ -88,10 +88,10 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
     names.add(o);
   }
 
-  const unit = args.get('granularityUnit', 'symbol') as Unit | undefined;
+  const unit = args.get('granularityUnit') as Unit | undefined;
   // ranges, and movingWindowSize's and applyHolidayCalendar's need of granularityUnit (and fill), are the declaration's (decoded)
-  const granularity = args.get('granularity', 'integer') ?? 1;
-  const moving = args.get('movingWindowSize', 'integer');
+  const granularity = args.get('granularity') ?? 1;
+  const moving = args.get('movingWindowSize');
   if (unit && (window.start <= NEG_INF_TS || window.end >= POS_INF_TS)) {
     throw new TickscopeError('requirement', 'granularityUnit: buckets need startTS and endTS (the first bucket starts at startTS, the last is clipped at endTS)');
   }
@@ -183,9 +183,9 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
   }
   if (spec.finish) result = spec.finish(result, { t, groupCols, window });
   // one part of a split query leaves sorting and rounding to the merged result
-  const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
+  const sortCols = currentShard() ? undefined : args.get('sortCols');
   if (sortCols) result = sortTable(result, sortCols);
-  const decPlaces = args.get('decPlaces', 'integer');
+  const decPlaces = args.get('decPlaces');
   if (decPlaces !== undefined && !currentShard()) result = roundFloats(result, decPlaces);
   return {
     table: result,

@@ -23,7 +23,7 @@ import { gatherIntoOutput, writtenColumns, writtenDicts } from '../parallel/shar
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
 export function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
-  const chosen = args.get('columns', 'symbols');
+  const chosen = args.get('columns');
   if (!chosen) return t.columns.map((c) => c.name);
   for (const c of chosen) checkColumn(t, 'columns', c);
   const first = t.timeColumn ? [t.timeColumn] : [];
@@ -39,9 +39,9 @@ export function getTicks(db: Database, args: DecodedArgs): QueryResult {
 function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   const { t, outputTZ, window, timeColumn, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
   const requested = outputColumns(t, args);
-  const canCor = args.get('applyCanCor', 'boolean') ? CanCor.load(db, t) : undefined;
-  const fill = args.get('fill', 'symbol') as FillMode | undefined;
-  const decPlaces = args.get('decPlaces', 'integer'); // 0 to 15: the declaration's range (decoded)
+  const canCor = args.get('applyCanCor') ? CanCor.load(db, t) : undefined;
+  const fill = args.get('fill') as FillMode | undefined;
+  const decPlaces = args.get('decPlaces'); // 0 to 15: the declaration's range (decoded)
   // the selection's rows are only read (gathered, viewed): a whole span of a stored time order is not copied
   const selection = selectRows(db, { ...select, ...(canCor ? { canCor } : {}), readOnlyRows: true });
 
@@ -83,7 +83,7 @@ function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
   }
   table = table.select(names);
   // one part of a split query leaves sorting and rounding to the merged result
-  const sortCols = currentShard() ? undefined : args.get('sortCols', 'sortCols');
+  const sortCols = currentShard() ? undefined : args.get('sortCols');
   if (sortCols) table = sortTable(table, sortCols);
   if (decPlaces !== undefined && !currentShard()) table = roundFloats(table, decPlaces);
   const wrote = into ? writtenColumns(table, currentShard()) : [];

@@ -11,7 +11,7 @@ export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
 
 /** A zone argument, checked; its default is UTC. */
 export function zoneArg(args: DecodedArgs, name: 'inputTZ' | 'outputTZ'): string {
-  const zone = args.get(name, 'symbol') ?? 'UTC';
+  const zone = args.get(name) ?? 'UTC';
   if (!isKnownZone(zone)) {
     throw argError('unknownTimeZone', name, zone, 'is not a known time zone', 'an IANA zone name such as America/New_York, Europe/London or UTC');
   }
@@ -25,8 +25,8 @@ export interface Window {
 
 /** startTS and endTS resolved in inputTZ; start must be before end (ac 23, as the reference service). */
 export function windowArg(args: DecodedArgs, inputTZ: string): Window {
-  const s = args.get('startTS', 'timestamp');
-  const e = args.get('endTS', 'timestamp');
+  const s = args.get('startTS');
+  const e = args.get('endTS');
   const start = s ? resolveTimestamp(s, inputTZ) : NEG_INF_TS;
   const end = e ? resolveTimestamp(e, inputTZ) : POS_INF_TS;
   if (start >= end) throw new TickscopeError('startNotBeforeEnd', 'startTS >= endTS');

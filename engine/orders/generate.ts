@@ -42,9 +42,9 @@ const MAX_PARTS = 8;
 
 /** The window of New events: dt (a UTC day) or startTS and endTS, exactly one of the two forms. */
 export function generateWindow(args: DecodedArgs): Window {
-  const dt = args.get('dt', 'date');
-  const s = args.get('startTS', 'timestamp');
-  const e = args.get('endTS', 'timestamp');
+  const dt = args.get('dt');
+  const s = args.get('startTS');
+  const e = args.get('endTS');
   if (dt !== undefined && (s !== undefined || e !== undefined)) {
     throw new TickscopeError('requirement', `dt: give either dt or startTS and endTS, not both (got dt and ${[s !== undefined && 'startTS', e !== undefined && 'endTS'].filter(Boolean).join(' and ')})`);
   }
@@ -69,7 +69,7 @@ export function generateWindow(args: DecodedArgs): Window {
 /** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
 export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryResult {
   const window = generateWindow(args);
-  const sourceName = args.get('table', 'symbol')!;
+  const sourceName = args.get('table')!;
   const source = db.table(sourceName);
   for (const c of ORDER_COLUMNS) {
     if (!source.columns.some((d) => d.name === c)) {
@@ -77,8 +77,8 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
     }
   }
   if (!db.schema.tables.has('OrderAnalytics')) throw new TickscopeError('requirement', `generateOrderAnalytics: ${db.name} has no OrderAnalytics table to write to`);
-  const batch = args.get('instrumentBatchSz', 'integer'); // at least 1: the declaration's range (decoded)
-  const regen = args.get('regenExistingIDs', 'boolean') === true || db.config.mapToCompositeTicker;
+  const batch = args.get('instrumentBatchSz'); // at least 1: the declaration's range (decoded)
+  const regen = args.get('regenExistingIDs') === true || db.config.mapToCompositeTicker;
 
   const shard = currentShard();
   const rows = queryArena.scoped(() => computeRows(db, source, args, window, batch, shard));
@@ -92,7 +92,7 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
 
 /** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
 function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
-  const ids = args.get('idList', 'symbols');
+  const ids = args.get('idList');
   // a whole call on the executor hands instrument ranges to idle workers first, so every part reads
   // and computes at once, each only its instruments' events and market data
   const split = shard ? null : splitAcrossWorkers(db, source, args, window, ids);

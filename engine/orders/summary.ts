@@ -30,7 +30,7 @@ const DATE_COLUMN = 'tradeDate';
 
 /** The summary functions a call asks for: the configured defaults when omitted, null or [""]. */
 export function summaryNames(args: DecodedArgs, config: Config): string[] {
-  const asked = args.get('summaryFunctions', 'symbols');
+  const asked = args.get('summaryFunctions');
   if (!asked || asked.length === 0 || asked.every((n) => n === '')) return [...config.defaultSummaryFunctions];
   for (const name of asked) {
     if (!(name in config.summaryFunctions)) {
@@ -62,11 +62,11 @@ export function checkSummaryFunctions(schema: Schema, config: Config, where: str
 /** Runs getOrderAnalyticSummary against one database. */
 export function getOrderAnalyticSummary(db: Database, args: DecodedArgs): QueryResult {
   const names = summaryNames(args, db.config);
-  const fill = args.get('fill', 'symbol') as FillMode | undefined;
+  const fill = args.get('fill') as FillMode | undefined;
   // every output's tree, for the values of a racked date without orders
   const trees = new Map<string, unknown>([
     ...names.map((n) => [n, db.config.summaryFunctions[n]!.tree] as const),
-    ...(args.has('agg') ? aggTrees(args.get('agg', 'agg')) : []).map((a) => [a.name, a.tree] as const),
+    ...(args.has('agg') ? aggTrees(args.get('agg')) : []).map((a) => [a.name, a.tree] as const),
   ]);
   return queryArena.scoped(() =>
     runStats(db, args, {

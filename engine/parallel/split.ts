@@ -76,7 +76,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   }
   const { t, window, idList, timeColumn, orderbook, refs } = base;
   if (t.kind !== 'partitioned' || !t.timeColumn || columnOf(t, t.idColumn)?.type !== 'symbol') return null;
-  if ((args.get('idCol', 'symbol') ?? t.idColumn) !== t.idColumn || args.get('applyCanCor', 'boolean')) return null;
+  if ((args.get('idCol') ?? t.idColumn) !== t.idColumn || args.get('applyCanCor')) return null;
   // whole partitions the window touches (with timeCol's buffer)
   const pad = timeColumn && timeColumn !== t.timeColumn ? db.config.timeColBuffer : 0n;
   const lo = window.start <= NEG_INF_TS + pad ? '' : partitionKey(window.start - pad);
@@ -84,8 +84,8 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   const keys = db.partitionKeys(t.name).filter((k) => k >= lo && k <= hi);
   if (how === 'time') {
     // by time ranges: the parts' rows follow one another, so merging them is appending
-    const fill = args.get('fill', 'symbol');
-    const columns = args.get('columns', 'symbols');
+    const fill = args.get('fill');
+    const columns = args.get('columns');
     if (orderbook || (timeColumn && timeColumn !== t.timeColumn)) return null;
     // Without a fill, the result of a window within one partition is a row index over the stored
     // columns (nothing copied), which parts could not share: it runs whole (below). Over several
@@ -140,7 +140,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     const resultColumns = names.map((name) => ({ name, type: columnOf(t, name)!.type }));
     return { by: 'time', runs, rows, window, refill, idColumn: t.idColumn, columns: resultColumns };
   }
-  const groupBy = args.get('groupBy', 'symbols') ?? [t.idColumn];
+  const groupBy = args.get('groupBy') ?? [t.idColumn];
   if (groupBy[0] !== t.idColumn) return null;
   // rows per identifier in the window: a partition the window covers counts its runs whole; one it
   // cuts counts each run's rows in the window by binary search on its time column (runs are
@@ -165,7 +165,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     }
   }
   const weights = [...rows].sort((x, y) => compareStrings(x[0], y[0]));
-  return { by: 'identifier', weights: weights.filter((w) => w[1] > 0), rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit', 'symbol') ? t.timeColumn : null };
+  return { by: 'identifier', weights: weights.filter((w) => w[1] > 0), rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit') ? t.timeColumn : null };
 }
 
 /** Time ranges of about equal rows covering the window: cut at the times of evenly spaced rows. */
@@ -263,9 +263,9 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
     for (const r of results.slice(0, -1)) starts.push((at += r.table.length));
     table = fillForwardSeams(table, plan.idColumn, starts);
   }
-  const sortCols = args.get('sortCols', 'sortCols');
+  const sortCols = args.get('sortCols');
   if (sortCols) table = sortTable(table, sortCols);
-  const decPlaces = args.get('decPlaces', 'integer');
+  const decPlaces = args.get('decPlaces');
   if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
   const { wroteInto: _parts, wroteDicts: _dicts, ...meta } = own;
   return { ...meta, table };

@@ -5,6 +5,7 @@
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
+import type { AnyArgDecl } from './operations.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
 /** A filter as given: list triples (not yet checked against the table) or the string form. */
@@ -41,6 +42,13 @@ export interface DecodedTypes {
   refFilter: unknown;
   booleanOrSymbol: boolean | string;
 }
+
+/** A declaration's decoded value: one of its allowed names when it lists them, else its type's value. */
+type ValueOf<A> = A extends { readonly allowed: ReadonlyArray<infer S extends string> } ? S : A extends { readonly type: infer T extends ArgType } ? DecodedTypes[T] : never;
+
+/** Every argument's decoded value by name, from the declarations (a wrong name or type in a read is a compile error). */
+export type ArgValues = { [A in AnyArgDecl as A['name']]: ValueOf<A> };
+export type ArgName = keyof ArgValues;
 
 type Decoder<T> = (v: unknown, a: ArgSpec) => T | undefined;
 
@@ -204,9 +212,14 @@ export class DecodedArgs {
     return this.values.has(name);
   }
 
-  /** The decoded value, typed by the argument's declared type. */
-  get<K extends ArgType>(name: string, _type: K): DecodedTypes[K] | undefined {
-    return this.values.get(name) as DecodedTypes[K] | undefined;
+  /** The decoded value, typed by the argument's declaration (undefined when it was not given). */
+  get<N extends ArgName>(name: N): ArgValues[N] | undefined {
+    return this.values.get(name) as ArgValues[N] | undefined;
+  }
+
+  /** The decoded value of an argument a declaration names at run time (a bucket's unit), untyped. */
+  value(name: string): unknown {
+    return this.values.get(name);
   }
 
   /** Names of the arguments given. */

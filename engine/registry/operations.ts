@@ -5,7 +5,8 @@
 import { TickscopeError } from '../core/errors.js';
 import type { ArgSpec, OperationSpec } from './types.js';
 
-const arg = (spec: ArgSpec): ArgSpec => spec;
+/** An argument's declaration, its name, type and allowed values kept as literal types (typed reads: decode.ts ArgValues). */
+const arg = <const A extends ArgSpec>(spec: A): A => spec;
 
 const table = arg({
   name: 'table', type: 'symbol', required: true, default: null, widget: 'table', example: 'Trade',
@@ -202,6 +203,12 @@ const GENERATE_ARGS: readonly ArgSpec[] = [
   scope, regenExistingIDs, instrumentBatchSz,
 ];
 
+/** Every argument declaration (each operation's are these, some with their own doc or example). */
+const ALL_ARGS = [table, startTS, endTS, columns, idList, idCol, filter, fill, temporality, slice, sortCols, applyCanCor, inputTZ, outputTZ, idMapping, filterRule, timeCol, orderbook, decPlaces, ref, refFilter, scope, analytics, agg, groupBy, granularity, granularityUnit, movingWindowSize, applyHolidayCalendar, summaryFunctions, dt, regenExistingIDs, instrumentBatchSz] as const;
+
+/** The union of every argument declaration: decode.ts types each argument's decoded value from it. */
+export type AnyArgDecl = (typeof ALL_ARGS)[number];
+
 /** The four operations. */
 export const OPERATIONS: readonly OperationSpec[] = [
   {
@@ -271,10 +278,34 @@ export const OPERATIONS: readonly OperationSpec[] = [
 
 const byIpcName = new Map<string, OperationSpec>();
 const byRestPath = new Map<string, OperationSpec>();
-for (const op of OPERATIONS) {
+const declared = new Map<string, AnyArgDecl>(ALL_ARGS.map((a) => [a.name, a]));
+
+/**
+ * Registers an operation, refusing a declaration that contradicts itself or another: a name or REST
+ * path taken, an argument twice, an argument not among the declarations (or of another type there:
+ * reads are typed by those), a relation to an argument the operation lacks, a range on a non-integer.
+ */
+function register(op: OperationSpec): void {
+  const bad = (what: string): never => {
+    throw new Error(`operation ${op.name}: ${what}`);
+  };
+  for (const n of op.ipcNames) if (byIpcName.has(n)) bad(`the name ${n} is taken by ${byIpcName.get(n)!.name}`);
+  for (const p of op.restPaths) if (byRestPath.has(p)) bad(`the REST path ${p} is taken by ${byRestPath.get(p)!.name}`);
+  const names = new Set<string>();
+  for (const a of op.args) {
+    if (names.has(a.name)) bad(`argument ${a.name} is declared twice`);
+    names.add(a.name);
+    const d = declared.get(a.name);
+    if (!d || d.type !== a.type) bad(`argument ${a.name} (${a.type}) is not one of the declared arguments${d ? ` (declared as ${d.type})` : ''}`);
+    if (a.range && a.type !== 'integer') bad(`argument ${a.name} has a range but is not an integer`);
+  }
+  for (const a of op.args) for (const n of a.requires?.args ?? []) if (!names.has(n)) bad(`argument ${a.name} requires ${n}, which it does not declare`);
+  const timed = op.remoteResult.timeColumn;
+  for (const key of [op.buckets?.unit, op.buckets?.size, op.remoteResult.groupColumns?.arg, typeof timed === 'object' ? timed.whenGiven : undefined]) if (key !== undefined && !names.has(key)) bad(`it names ${key}, which it does not declare`);
   for (const n of op.ipcNames) byIpcName.set(n, op);
   for (const p of op.restPaths) byRestPath.set(p, op);
 }
+for (const op of OPERATIONS) register(op);
 
 /** The operation a name refers to (any accepted IPC name, or the plain name); unknown is an error. */
 export function operationByName(name: string): OperationSpec {

@@ -23,7 +23,7 @@ export function estimateRows(engine: Engine, operation: string, rawArgs: unknown
     const op = operationByName(operation);
     if (op.writes) return Infinity; // a write never takes the small-query lane
     const args = decodeArgs(op, rawArgs);
-    const db = engine.assembly(args.get('scope', 'dict'));
+    const db = engine.assembly(args.get('scope'));
     const { t, window, idList } = queryBase(db, args);
     if (t.kind === 'reference') return db.reference(t.name)?.rows ?? 0;
     let rows = 0;
@@ -48,9 +48,10 @@ export function estimateRows(engine: Engine, operation: string, rawArgs: unknown
     }
     // time buckets (as the declaration names their arguments): a fine granularity over a long window
     // makes many cells from few rows (and racking makes every one a row), so the buckets count too
-    const unit = op.buckets ? args.get(op.buckets.unit, 'symbol') : undefined;
-    if (unit && op.buckets) {
-      const size = (args.get(op.buckets.size, 'integer') ?? 1) * (UNIT_MS[unit] ?? 1) * 1e6;
+    const unit = op.buckets ? args.value(op.buckets.unit) : undefined;
+    if (typeof unit === 'string' && op.buckets) {
+      const count = args.value(op.buckets.size);
+      const size = (typeof count === 'number' ? count : 1) * (UNIT_MS[unit] ?? 1) * 1e6;
       const buckets = Number.isFinite(from) && Number.isFinite(to) && size > 0 ? (to - from) / size : Infinity;
       rows = Math.max(rows, buckets * Math.max(1, idList?.length ?? 1));
     }

@@ -27,7 +27,7 @@ export function checkColumn(t: TableSchema, arg: string, name: string): void {
 
 /** The filter argument in any of its forms, compiled against the table. */
 export function filterPredicate(t: TableSchema, args: DecodedArgs, inputTZ: string): Predicate | undefined {
-  const f = args.get('filter', 'filter');
+  const f = args.get('filter');
   if (!f) return undefined;
   const tree = f.kind === 'list' ? listFilter(f.clauses) : isQText(f.text) ? parseFilterQ(f.text) : parseFilterText(f.text);
   return compileFilter(tree, t, inputTZ);
@@ -35,8 +35,8 @@ export function filterPredicate(t: TableSchema, args: DecodedArgs, inputTZ: stri
 
 /** idList through config.json's idMap when idMapping is 1b. */
 export function mappedIds(db: Database, args: DecodedArgs): string[] | undefined {
-  const ids = args.get('idList', 'symbols');
-  if (!args.get('idMapping', 'boolean')) return ids;
+  const ids = args.get('idList');
+  if (!args.get('idMapping')) return ids;
   const map = db.config.idMap;
   if (Object.keys(map).length === 0) {
     throw new TickscopeError('requirement', `idMapping: 1b needs an idMap in ${db.name}'s config.json (custom identifier -> stored identifier); none is configured`);
@@ -46,7 +46,7 @@ export function mappedIds(db: Database, args: DecodedArgs): string[] | undefined
 
 /** The configured filter rule, as a predicate on its column. */
 export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedArgs): Predicate | undefined {
-  const name = args.get('filterRule', 'symbol');
+  const name = args.get('filterRule');
   if (!name) return undefined;
   const rules = db.config.filterRules;
   const rule = rules[name];
@@ -69,7 +69,7 @@ export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedA
 
 /** The column the window applies to: timeCol when given (a timestamp column), else the partition column. */
 export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undefined {
-  const timeCol = args.get('timeCol', 'symbol');
+  const timeCol = args.get('timeCol');
   if (!timeCol) return t.timeColumn;
   const def = columnOf(t, timeCol);
   const stamps = t.columns.filter((c) => c.type === 'timestamp').map((c) => c.name);
@@ -81,8 +81,8 @@ export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undef
 
 /** temporality and slice, checked together: slice needs temporality slice and the other way round. */
 export function sliceArg(args: DecodedArgs): [number, number] | undefined {
-  const temporality = args.get('temporality', 'symbol') ?? 'continuous';
-  const slice = args.get('slice', 'timespanPair');
+  const temporality = args.get('temporality') ?? 'continuous';
+  const slice = args.get('slice');
   if (temporality === 'slice') {
     if (!slice) throw new TickscopeError('requirement', 'temporality: slice needs slice, the start and end time of day such as ["09:30","16:00"]');
     return checkSlice(slice);

@@ -37,11 +37,11 @@ export interface QueryBase {
 /** Decodes and checks the shared arguments, in a fixed order so the first wrong one is reported. */
 export function queryBase(db: Database, args: DecodedArgs): QueryBase {
   db.refresh();
-  const t = db.table(args.get('table', 'symbol')!);
+  const t = db.table(args.get('table')!);
   const inputTZ = zoneArg(args, 'inputTZ');
   const outputTZ = zoneArg(args, 'outputTZ');
   const window = windowArg(args, inputTZ);
-  const idCol = args.get('idCol', 'symbol') ?? t.idColumn;
+  const idCol = args.get('idCol') ?? t.idColumn;
   checkColumn(t, 'idCol', idCol);
   // one part of a split query reads (and racks) only the identifiers of its shard
   const shard = currentShard();
@@ -49,8 +49,8 @@ export function queryBase(db: Database, args: DecodedArgs): QueryBase {
   const idList = shard && givenIds ? givenIds.filter((id) => inShard(shard, id)) : givenIds;
   const timeColumn = timeColumnArg(t, args);
   const slice = sliceArg(args);
-  const refs = (args.get('ref', 'symbols') ?? []).map((name) => refTable(db, t, name, 'ref'));
-  const orderbook = args.get('orderbook', 'symbol') as OrderbookMode | undefined;
+  const refs = (args.get('ref') ?? []).map((name) => refTable(db, t, name, 'ref'));
+  const orderbook = args.get('orderbook') as OrderbookMode | undefined;
   const levelColumns = orderbook === 'plotOrderbookSnapshots' ? snapshotColumns(t) : [];
   const instrumentRef = refs.find((r) => r.schema.name === 'Instrument');
   if ((orderbook === 'instrumentNames' || orderbook === 'orderbookUpdatesRefData') && !instrumentRef) {
@@ -59,7 +59,7 @@ export function queryBase(db: Database, args: DecodedArgs): QueryBase {
   // idList on the stored identifier column is a binary search in the layout; elsewhere a predicate
   const useRanges = idList !== undefined && idCol === t.idColumn && columnOf(t, idCol)?.type === 'symbol' && t.kind === 'partitioned';
   const idPredicate = idList && !useRanges ? compileClauses([{ fn: 'in', column: idCol, value: idList, source: idList }], t, inputTZ, 'idList') : undefined;
-  const refFilter = args.get('refFilter', 'refFilter');
+  const refFilter = args.get('refFilter');
   const predicate: Predicate | undefined = andPredicates([
     idPredicate,
     filterRulePredicate(db, t, args),

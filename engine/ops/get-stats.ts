@@ -90,7 +90,7 @@ export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): Quer
 
   const unit = args.get('granularityUnit') as Unit | undefined;
   // ranges, and movingWindowSize's and applyHolidayCalendar's need of granularityUnit (and fill), are the declaration's (decoded)
-  const granularity = args.get('granularity') ?? 1;
+  const granularity = args.must('granularity');
   const moving = args.get('movingWindowSize');
   if (unit && (window.start <= NEG_INF_TS || window.end >= POS_INF_TS)) {
     throw new TickscopeError('requirement', 'granularityUnit: buckets need startTS and endTS (the first bucket starts at startTS, the last is clipped at endTS)');

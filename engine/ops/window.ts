@@ -11,7 +11,7 @@ export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
 
 /** A zone argument, checked; its default is UTC. */
 export function zoneArg(args: DecodedArgs, name: 'inputTZ' | 'outputTZ'): string {
-  const zone = args.get(name) ?? 'UTC';
+  const zone = args.must(name);
   if (!isKnownZone(zone)) {
     throw argError('unknownTimeZone', name, zone, 'is not a known time zone', 'an IANA zone name such as America/New_York, Europe/London or UTC');
   }

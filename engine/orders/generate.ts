@@ -69,7 +69,7 @@ export function generateWindow(args: DecodedArgs): Window {
 /** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
 export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryResult {
   const window = generateWindow(args);
-  const sourceName = args.get('table')!;
+  const sourceName = args.must('table');
   const source = db.table(sourceName);
   for (const c of ORDER_COLUMNS) {
     if (!source.columns.some((d) => d.name === c)) {

@@ -5,7 +5,7 @@
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
-import type { AnyArgDecl } from './operations.js';
+import { type AnyArgDecl, argumentDeclaration } from './operations.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
 /** A filter as given: list triples (not yet checked against the table) or the string form. */
@@ -217,6 +217,20 @@ export class DecodedArgs {
     return this.values.get(name) as ArgValues[N] | undefined;
   }
 
+  /**
+   * The value of an argument that always has one: a required argument, or one with a declared
+   * default (decoding applied it; an operation that does not take the argument, such as the summary
+   * on the stats machinery, works with its declaration's default). Its absence is a bug of the
+   * declaration, not the caller's error.
+   */
+  must<N extends ArgName>(name: N): ArgValues[N] {
+    if (this.values.has(name)) return this.values.get(name) as ArgValues[N];
+    const own = argumentDeclaration(name);
+    const d = own?.default === undefined ? undefined : (DECODERS[own.type] as Decoder<unknown>)(own.default, own);
+    if (d === undefined) throw new Error(`${this.op.name}: ${name} has no value; it is neither required nor given a default by its declaration`);
+    return d as ArgValues[N];
+  }
+
   /** The decoded value of an argument a declaration names at run time (a bucket's unit), untyped. */
   value(name: string): unknown {
     return this.values.get(name);
@@ -255,6 +269,11 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
   for (const spec of op.args) {
     if (spec.required && !values.has(spec.name)) {
       throw new TickscopeError('missingArgument', `${spec.name}: is required by ${op.name}; ${spec.doc}`);
+    }
+    // an argument not given takes its declared default, decoded as a given value is
+    if (!values.has(spec.name) && spec.default !== undefined) {
+      const d = (DECODERS[spec.type] as Decoder<unknown>)(spec.default, spec);
+      if (d !== undefined) values.set(spec.name, d);
     }
   }
   // relations the declaration states: an argument given (and not false) with the ones it needs

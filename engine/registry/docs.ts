@@ -4,6 +4,7 @@
  * the committed file differs.
  */
 import { OPERATIONS } from './operations.js';
+import { defaultText } from './default-text.js';
 import type { ArgSpec, ArgType } from './types.js';
 
 const TYPE_TEXT: Record<ArgType, string> = {
@@ -24,12 +25,18 @@ const TYPE_TEXT: Record<ArgType, string> = {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
+/** The default column: the value in code type, or what not giving it means in words. */
+function shownDefault(a: ArgSpec): string {
+  const text = defaultText(a);
+  return text === null ? '' : a.default !== undefined ? `\`${cell(text)}\`` : cell(text);
+}
+
 function row(a: ArgSpec): string {
   const allowed = a.allowed ? ` One of: ${a.allowed.join(', ')}.` : '';
   const r = a.range;
   const range = r ? ` ${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.` : '';
   const needs = a.requires ? ` Needs ${a.requires.args.map((n) => `\`${n}\``).join(' and ')} ${a.requires.why}.` : '';
-  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${a.default === null ? '' : `\`${cell(a.default)}\``} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)} | \`${cell(JSON.stringify(a.example))}\` |`;
+  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${shownDefault(a)} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)} | \`${cell(JSON.stringify(a.example))}\` |`;
 }
 
 /** The Markdown of docs/arguments.md. */

@@ -8,8 +8,11 @@ import type { ArgSpec, OperationSpec } from './types.js';
 /** An argument's declaration, its name, type and allowed values kept as literal types (typed reads: decode.ts ArgValues). */
 const arg = <const A extends ArgSpec>(spec: A): A => spec;
 
+/** A declaration without its default (an operation where not giving it means something else). */
+const withoutDefault = <A extends ArgSpec>({ default: _none, ...rest }: A): Omit<A, 'default'> => rest;
+
 const table = arg({
-  name: 'table', type: 'symbol', required: true, default: null, widget: 'table', example: 'Trade',
+  name: 'table', type: 'symbol', required: true, widget: 'table', example: 'Trade',
   doc: 'Table to read.',
 });
 const startTS = arg({
@@ -23,24 +26,24 @@ const endTS = arg({
   doc: 'Exclusive end of the window, in inputTZ (always give it: it limits the partitions read).',
 });
 const columns = arg({
-  name: 'columns', type: 'symbols', required: false, default: '`', widget: 'columns', example: ['price', 'volume'],
+  name: 'columns', type: 'symbols', required: false, otherwise: 'every column', widget: 'columns', example: ['price', 'volume'],
   doc: 'Columns to return after the time column (default all columns).',
 });
 const idList = arg({
-  name: 'idList', type: 'symbols', required: false, default: '`', widget: 'identifiers', example: ['AAPL', 'MSFT'],
+  name: 'idList', type: 'symbols', required: false, otherwise: 'every identifier', widget: 'identifiers', example: ['AAPL', 'MSFT'],
   doc: 'Identifiers to select (default all).',
 });
 const idCol = arg({
-  name: 'idCol', type: 'symbol', required: false, default: 'identifier column', widget: 'column', example: 'instrumentID',
+  name: 'idCol', type: 'symbol', required: false, otherwise: "the table's identifier column", widget: 'column', example: 'instrumentID',
   doc: "Column idList applies to (default the table's identifier column).",
 });
 const filter = arg({
-  name: 'filter', type: 'filter', required: false, default: '()', widget: 'filter',
+  name: 'filter', type: 'filter', required: false, widget: 'filter',
   example: [['>', 'price', '100'], ['in', 'conditions', ['@', 'F']]],
   doc: 'Row filters: [function, column, value] triples applied in order, or the string form "price<100;volume>=10".',
 });
 const fill = arg({
-  name: 'fill', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'forward',
+  name: 'fill', type: 'symbol', required: false, widget: 'enum', example: 'forward',
   allowed: ['null', 'zero', 'forward', 'linear', 'linearStep'],
   doc: 'Replace nulls per identifier in time order: null, zero, forward, linear (on time) or linearStep (on position).',
 });
@@ -50,15 +53,15 @@ const temporality = arg({
   doc: 'continuous: one range from startTS to endTS; slice: only the slice time of day on each date.',
 });
 const slice = arg({
-  name: 'slice', type: 'timespanPair', required: false, default: '()', widget: 'slice', example: ['09:30', '10:00'],
+  name: 'slice', type: 'timespanPair', required: false, widget: 'slice', example: ['09:30', '10:00'],
   doc: 'Start and end time of day (inputTZ) kept on each date when temporality is slice; start > end crosses midnight.',
 });
 const sortCols = arg({
-  name: 'sortCols', type: 'sortCols', required: false, default: '()', widget: 'sortCols', example: ['desc', 'volume'],
+  name: 'sortCols', type: 'sortCols', required: false, widget: 'sortCols', example: ['desc', 'volume'],
   doc: 'Direction (asc or desc) then column, repeated: ["desc","volume","asc","eventTimestamp"]. Stable.',
 });
 const applyCanCor = arg({
-  name: 'applyCanCor', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  name: 'applyCanCor', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
   doc: 'Apply <table>CanCor: drop cancelled executions and apply corrections.',
 });
 const inputTZ = arg({
@@ -70,93 +73,93 @@ const outputTZ = arg({
   doc: 'Time zone (IANA Region/City) in which output timestamps are rendered.',
 });
 const idMapping = arg({
-  name: 'idMapping', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  name: 'idMapping', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
   doc: "Map idList through config.json's idMap (custom symbology to stored identifiers).",
 });
 const filterRule = arg({
-  name: 'filterRule', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'regularTrades',
+  name: 'filterRule', type: 'symbol', required: false, widget: 'enum', example: 'regularTrades',
   doc: 'Name of a filter rule of config.json (include/exclude values of a column, by default conditions).',
 });
 const timeCol = arg({
-  name: 'timeCol', type: 'symbol', required: false, default: '`', widget: 'column', example: 'exchTime',
+  name: 'timeCol', type: 'symbol', required: false, otherwise: "the table's time column", widget: 'column', example: 'exchTime',
   doc: "Timestamp column the window applies to instead of the partition column (scans config.json's timeColBuffer either side).",
 });
 const orderbook = arg({
-  name: 'orderbook', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'plotOrderbookSnapshots',
+  name: 'orderbook', type: 'symbol', required: false, widget: 'enum', example: 'plotOrderbookSnapshots',
   allowed: ['plotOrderbookSnapshots', 'instrumentNames', 'orderbookUpdatesRefData'],
   doc: 'Orderbook shaping: plotOrderbookSnapshots (top of book from snapshots), instrumentNames or orderbookUpdatesRefData (need ref Instrument).',
 });
 const decPlaces = arg({
-  name: 'decPlaces', type: 'integer', required: false, default: '0N', widget: 'number', example: '2',
+  name: 'decPlaces', type: 'integer', required: false, otherwise: 'no rounding', widget: 'number', example: '2',
   doc: 'Round float columns to this many decimal places (half away from zero).',
   range: { min: 0, max: 15, problem: 'is out of range', expected: 'an integer from 0 to 15' },
 });
 const ref = arg({
-  name: 'ref', type: 'symbols', required: false, default: '`', widget: 'tables', example: ['Instrument'],
+  name: 'ref', type: 'symbols', required: false, widget: 'tables', example: ['Instrument'],
   doc: "Reference tables to left-join through the schema's foreign keys.",
 });
 const refFilter = arg({
-  name: 'refFilter', type: 'refFilter', required: false, default: '""', widget: 'json',
+  name: 'refFilter', type: 'refFilter', required: false, widget: 'json',
   example: { Instrument: [['like', 'sector', 'Tech*']] },
   doc: 'Filters on reference columns: {"Instrument": [[op, column, value], ...]} or the q dictionary text.',
 });
 const scope = arg({
-  name: 'scope', type: 'dict', required: false, default: '()!()', widget: 'scope', example: { assembly: 'demo' },
+  name: 'scope', type: 'dict', required: false, otherwise: 'the first mounted assembly', widget: 'scope', example: { assembly: 'demo' },
   doc: 'Routing: {"assembly": name} selects the mounted database to query (default the first).',
 });
 
 const analytics = arg({
-  name: 'analytics', type: 'symbols', required: false, default: '`', widget: 'analytics', example: ['vwap', 'maxPrice'],
+  name: 'analytics', type: 'symbols', required: false, widget: 'analytics', example: ['vwap', 'maxPrice'],
   doc: 'Named analytics: <agg><Column> (firstPrice, avgVolume, ...) and those configured in config.json.',
 });
 const agg = arg({
-  name: 'agg', type: 'agg', required: false, default: '()', widget: 'json', example: { hi: ['max', 'price'] },
+  name: 'agg', type: 'agg', required: false, widget: 'json', example: { hi: ['max', 'price'] },
   doc: 'Aggregations as parse trees: {"name": tree}, [tree, ...] or [[name, op, column], ...].',
 });
 const groupBy = arg({
-  name: 'groupBy', type: 'symbols', required: false, default: 'identifier column', widget: 'columns',
+  name: 'groupBy', type: 'symbols', required: false, otherwise: "the table's identifier column", widget: 'columns',
   example: ['instrumentID'], emptyMeansNone: true,
   doc: 'Columns to group by (default the identifier column; [] for one group).',
 });
 const granularity = arg({
-  name: 'granularity', type: 'integer', required: false, default: '1', widget: 'number', example: '5',
+  name: 'granularity', type: 'integer', required: false, default: 1, widget: 'number', example: '5',
   doc: 'Bucket size in granularityUnit units.',
   range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1' },
 });
 const granularityUnit = arg({
-  name: 'granularityUnit', type: 'symbol', required: false, default: '`', widget: 'enum', example: 'minute',
+  name: 'granularityUnit', type: 'symbol', required: false, widget: 'enum', example: 'minute',
   allowed: ['millisecond', 'second', 'minute', 'hour', 'day'],
   doc: 'Bucket unit; without it the whole window is one bucket.',
 });
 const movingWindowSize = arg({
-  name: 'movingWindowSize', type: 'integer', required: false, default: '0N', widget: 'number', example: '30',
+  name: 'movingWindowSize', type: 'integer', required: false, widget: 'number', example: '30',
   doc: 'Each bucket aggregates a lookback of this many units ending at the bucket end (labels are bucket ends).',
   range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1' },
   requires: { args: ['granularityUnit'], why: '(the unit of the window and of the buckets)' },
 });
 const applyHolidayCalendar = arg({
-  name: 'applyHolidayCalendar', type: 'booleanOrSymbol', required: false, default: '0b', widget: 'holiday',
+  name: 'applyHolidayCalendar', type: 'booleanOrSymbol', required: false, default: false, widget: 'holiday',
   example: '1b',
   doc: 'Drop weekend and holiday buckets before filling: 1b per exchange, an exchange symbol, or ` for all holidays.',
   requires: { args: ['fill', 'granularityUnit'], why: '(it removes holiday buckets before racking and filling)' },
 });
 
 const summaryFunctions = arg({
-  name: 'summaryFunctions', type: 'symbols', required: false, default: '`', widget: 'summaryFunctions',
+  name: 'summaryFunctions', type: 'symbols', required: false, otherwise: "config.json's default summary functions", widget: 'summaryFunctions',
   example: ['orderCount', 'fillRate'],
   doc: 'Summary functions of config.json to compute (default all default ones).',
 });
 
 const dt = arg({
-  name: 'dt', type: 'date', required: false, default: null, widget: 'date', example: '2024.03.06',
+  name: 'dt', type: 'date', required: false, widget: 'date', example: '2024.03.06',
   doc: 'Date (UTC) of the orders to analyse; give either dt or startTS and endTS.',
 });
 const regenExistingIDs = arg({
-  name: 'regenExistingIDs', type: 'boolean', required: false, default: '0b', widget: 'checkbox', example: '1b',
+  name: 'regenExistingIDs', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
   doc: 'Replace stored OrderAnalytics rows of the same orderIDs instead of appending.',
 });
 const instrumentBatchSz = arg({
-  name: 'instrumentBatchSz', type: 'integer', required: false, default: '0N', widget: 'number', example: '10',
+  name: 'instrumentBatchSz', type: 'integer', required: false, otherwise: 'every instrument at once', widget: 'number', example: '10',
   doc: 'Process this many instruments at a time (lower peak memory).',
   range: { min: 1, problem: 'is not positive', expected: 'an integer >= 1 (instruments per batch), or omit it for all at once' },
 });
@@ -196,8 +199,8 @@ const SUMMARY_ARGS: readonly ArgSpec[] = [
 const GENERATE_ARGS: readonly ArgSpec[] = [
   { ...table, example: 'Order', doc: 'The table of orders and their events to analyse (Order).' },
   dt,
-  { ...startTS, default: null, doc: 'Start (UTC) of the window of New order events (instead of dt).' },
-  { ...endTS, default: null, doc: 'Exclusive end (UTC) of the window of New order events (instead of dt).' },
+  { ...withoutDefault(startTS), doc: 'Start (UTC) of the window of New order events (instead of dt).' },
+  { ...withoutDefault(endTS), doc: 'Exclusive end (UTC) of the window of New order events (instead of dt).' },
   { ...idList, doc: 'Instruments whose orders to analyse (default all).' },
   { ...filter, example: [['=', 'side', 'Buy']], doc: 'Conditions on the orders\u2019 New events (Order columns), as in getTicks.' },
   scope, regenExistingIDs, instrumentBatchSz,
@@ -208,6 +211,11 @@ const ALL_ARGS = [table, startTS, endTS, columns, idList, idCol, filter, fill, t
 
 /** The union of every argument declaration: decode.ts types each argument's decoded value from it. */
 export type AnyArgDecl = (typeof ALL_ARGS)[number];
+
+/** An argument's own declaration (as first declared, before an operation's changes to its doc). */
+export function argumentDeclaration(name: string): ArgSpec | undefined {
+  return ALL_ARGS.find((a) => a.name === name);
+}
 
 /** The four operations. */
 export const OPERATIONS: readonly OperationSpec[] = [

@@ -45,8 +45,13 @@ export interface ArgSpec {
   readonly name: string;
   readonly type: ArgType;
   readonly required: boolean;
-  /** The default in q notation as INTERFACE writes it, or null when there is none. */
-  readonly default: string | null;
+  /**
+   * The value the argument takes when it is not given, in its REST form (decoding applies it, so the
+   * operations read it like a given value); absent when there is none.
+   */
+  readonly default?: string | number | boolean;
+  /** What not giving it means when no fixed value can say it (the table's identifier column, every column). */
+  readonly otherwise?: string;
   readonly allowed?: readonly string[];
   /** One line: what the argument does. */
   readonly doc: string;

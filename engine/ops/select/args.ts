@@ -81,7 +81,7 @@ export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undef
 
 /** temporality and slice, checked together: slice needs temporality slice and the other way round. */
 export function sliceArg(args: DecodedArgs): [number, number] | undefined {
-  const temporality = args.get('temporality') ?? 'continuous';
+  const temporality = args.must('temporality');
   const slice = args.get('slice');
   if (temporality === 'slice') {
     if (!slice) throw new TickscopeError('requirement', 'temporality: slice needs slice, the start and end time of day such as ["09:30","16:00"]');

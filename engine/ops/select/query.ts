@@ -37,7 +37,7 @@ export interface QueryBase {
 /** Decodes and checks the shared arguments, in a fixed order so the first wrong one is reported. */
 export function queryBase(db: Database, args: DecodedArgs): QueryBase {
   db.refresh();
-  const t = db.table(args.get('table')!);
+  const t = db.table(args.must('table'));
   const inputTZ = zoneArg(args, 'inputTZ');
   const outputTZ = zoneArg(args, 'outputTZ');
   const window = windowArg(args, inputTZ);

@@ -4,6 +4,7 @@
  * data-testid="arg-<name>" on its main element.
  */
 import type { ArgSpec, OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../../engine/contract';
+import { defaultText } from '../../../../engine/contract';
 import { granularityHint, type Hint, movingWindowHint, unitHint } from '../../form/bucket-hints';
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
@@ -50,12 +51,10 @@ export function summaryTitle(f: SummaryFunctionInfo): string {
 /** Widgets laid out under their label at full width (builders and JSON). */
 export const isBlockWidget = (arg: ArgSpec): boolean => arg.widget === 'filter' || arg.widget === 'sortCols' || arg.widget === 'json';
 
-const isDefaultish = (d: string | null): boolean => !d || d === '`' || d === '()' || d === '""' || d === '()!()';
-
 function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
   switch (arg.widget) {
     case 'timestamp':
-      return arg.default ? `${arg.default}  e.g. 2024.03.06D14:30:00` : 'e.g. 2024.03.06D14:30:00';
+      return arg.default !== undefined ? `${defaultText(arg)}  e.g. 2024.03.06D14:30:00` : 'e.g. 2024.03.06D14:30:00';
     case 'identifiers':
       return 'all; type to search, e.g. AAPL, MSFT';
     case 'columns':
@@ -66,7 +65,8 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
     case 'json':
       return JSON.stringify(arg.example);
     default:
-      return isDefaultish(arg.default) ? '' : (arg.default ?? '');
+      // a fixed default is the placeholder (UTC, 1); what no value means is in the tooltip
+      return arg.default !== undefined ? (defaultText(arg) ?? '') : '';
   }
 }
 
@@ -205,7 +205,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       );
     }
     case 'column': {
-      if (!table) return <input {...common} spellCheck={false} value={text} placeholder={arg.default ?? ''} onChange={(e) => onChange(e.target.value)} />;
+      if (!table) return <input {...common} spellCheck={false} value={text} placeholder={defaultText(arg) ?? ''} onChange={(e) => onChange(e.target.value)} />;
       const dflt = arg.name === 'timeCol' ? `${table.timeColumn ?? 'partition column'} (default)` : arg.name === 'idCol' ? `${table.idColumn} (default)` : '(default)';
       const known = text === '' || cols.some((c) => c.name === text);
       return (
@@ -245,7 +245,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       const options = arg.name === 'filterRule' ? p.filterRules : (arg.allowed ?? []);
       return (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
-          <option value="">{!isDefaultish(arg.default) ? `${arg.default} (default)` : '(none)'}</option>
+          <option value="">{arg.default !== undefined ? `${defaultText(arg)} (default)` : '(none)'}</option>
           {options.map((o) => (
             <option key={o}>{o}</option>
           ))}

@@ -4,7 +4,7 @@
  * take, a near miss), then broken shapes, bytes changed in a valid message, truncations, absurd
  * counts, compressed messages (real, literal-only, garbage), slow writers and handshakes gone wrong.
  */
-import { OPERATIONS } from '../engine/registry/operations.js';
+import { OPERATIONS } from '../engine/operations/index.js';
 import type { OperationSpec } from '../engine/registry/types.js';
 import { plausibleArgs, tableFor, wrongValue } from './fuzz-values.js';
 import { Rand, type World } from './fuzz-world.js';

@@ -5,7 +5,7 @@
  * N of a seed is always the same request.
  */
 import { deflateSync, gzipSync } from 'node:zlib';
-import { OPERATIONS } from '../engine/registry/operations.js';
+import { OPERATIONS } from '../engine/operations/index.js';
 import type { OperationSpec } from '../engine/registry/types.js';
 import { nested, plausibleArgs, tableFor, unknownArgName, wrongValue } from './fuzz-values.js';
 import { Rand, type World } from './fuzz-world.js';

@@ -4,25 +4,12 @@
  */
 import { checkResultSize, resultBytes } from './core/result-limits.js';
 import { argError, TickscopeError } from './core/errors.js';
-import { generateOrderAnalytics } from './orders/generate.js';
-import { checkSummaryFunctions, getOrderAnalyticSummary } from './orders/summary.js';
-import { getStats } from './ops/get-stats.js';
-import { getTicks } from './ops/get-ticks.js';
+import { checkSummaryFunctions } from './orders/summary.js';
 import type { QueryResult } from './ops/result.js';
 import { runSplittable } from './parallel/split.js';
-import { type DecodedArgs, decodeArgs } from './registry/decode.js';
-import { operationByName } from './registry/operations.js';
-import type { OperationName, OperationSpec } from './registry/types.js';
+import { decodeArgs } from './registry/decode.js';
+import { operationByName } from './operations/index.js';
 import { Database } from './storage/database.js';
-
-type Implementation = (db: Database, args: DecodedArgs) => QueryResult;
-
-const IMPLEMENTATIONS: Partial<Record<OperationName, Implementation>> = {
-  getTicks,
-  getStats,
-  getOrderAnalyticSummary,
-  generateOrderAnalytics,
-};
 
 export class Engine {
   private readonly byName: ReadonlyMap<string, Database>;
@@ -68,15 +55,11 @@ export class Engine {
 
   /** Decodes, validates and runs an operation by any of its accepted names. */
   call(operation: string, rawArgs: unknown): QueryResult {
-    const op: OperationSpec = operationByName(operation);
+    const op = operationByName(operation);
     const args = decodeArgs(op, rawArgs);
-    const impl = IMPLEMENTATIONS[op.name];
-    if (!impl) {
-      throw new TickscopeError('notSupported', `${op.name}: not supported yet; its arguments are declared and validated, the operation itself arrives in a later release`);
-    }
     const db = this.assembly(args.get('scope'));
-    // on the executor, a large getTicks or getStats splits across its idle workers (parallel/split.ts)
-    const result = db.read(() => runSplittable(db, op.name, rawArgs, args, impl));
+    // on the executor, a large call of an operation that splits runs across its idle workers (parallel/split.ts)
+    const result = db.read(() => runSplittable(db, op.name, rawArgs, args, (d, a) => op.run(d, a)));
     // every operation's output within the limits, however its rows were made (SPEC 10)
     checkResultSize(result.table.length, resultBytes(result.table.defs, 1), `${op.name}: the result has`);
     return result;

@@ -19,7 +19,7 @@ import { ARROW_BATCH_ROWS, writeArrowStream } from '../service/arrow.js';
 import { Out, utf8 } from '../output/out.js';
 import { qResultMessage } from '../gateway/qipc/result.js';
 import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
-import { operationByName } from '../registry/operations.js';
+import { operationByName } from '../operations/index.js';
 import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, FLOW_WINDOW, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
 const init = workerData as WorkerInit;

@@ -18,7 +18,7 @@ import { createGzip, gzip as gzipCallback } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../core/errors.js';
 import type { ProcessSettings } from '../executor/settings.js';
-import { OPERATIONS } from '../registry/operations.js';
+import { OPERATIONS } from '../operations/index.js';
 import { boundedBodies } from '../server/http-input.js';
 import type { QueryService } from '../service/query-service.js';
 import { type Clients, type Scope } from './clients.js';

@@ -5,7 +5,7 @@
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
-import { type AnyArgDecl, argumentDeclaration } from './operations.js';
+import { type AnyArgDecl, argumentDeclaration } from './args.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
 /** A filter as given: list triples (not yet checked against the table) or the string form. */

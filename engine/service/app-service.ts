@@ -12,7 +12,7 @@ import type { Engine } from '../engine.js';
 import { errorEnvelope, okHeader, type RequestInfo, requestInfo } from '../gateway/envelope.js';
 import { textCells } from '../gateway/render.js';
 import type { QueryResult } from '../ops/result.js';
-import { OPERATIONS } from '../registry/operations.js';
+import { OPERATIONS } from '../operations/index.js';
 import type { Database } from '../storage/database.js';
 import { analyticsOf } from '../ops/stats/analytics.js';
 import { sortTable } from '../ops/sort.js';

@@ -11,7 +11,7 @@ import { NEG_INF_TS, NS_PER_DAY, partitionStartNs, POS_INF_TS } from '../core/ti
 import type { Engine } from '../engine.js';
 import { queryBase } from '../ops/select/query.js';
 import { decodeArgs } from '../registry/decode.js';
-import { operationByName } from '../registry/operations.js';
+import { operationByName } from '../operations/index.js';
 
 const DAY = Number(NS_PER_DAY);
 /** ms of each granularityUnit (a day as 24 hours: an estimate). */

@@ -12,7 +12,7 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { requestInfo } from '../gateway/envelope.js';
 import type { QueryResult } from '../ops/result.js';
-import { OPERATIONS, operationByName } from '../registry/operations.js';
+import { OPERATIONS, operationByName } from '../operations/index.js';
 import type { RemoteResultShape } from '../registry/types.js';
 import { fromArrow } from '../storage/import.js';
 import { DEFAULT_REALM, tokenUrlOf } from '../gateway/defaults.js';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TickscopeError } from '../../engine/core/errors.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { csv, makeEngine } from '../helpers/db.js';
 
 const engine = makeEngine({ Trade: csv(['eventTimestamp', 'instrumentID', 'price'], [['2024.03.06D10:00', 'AAPL', '1']]) });

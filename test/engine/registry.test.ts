@@ -8,8 +8,10 @@ import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { TickscopeError } from '../../engine/core/errors.js';
 import { decodeArgs } from '../../engine/registry/decode.js';
-import { argumentsMarkdown } from '../../engine/registry/docs.js';
-import { OPERATIONS, operationByName, operationByRestPath } from '../../engine/registry/operations.js';
+import { argumentsMarkdown } from '../../engine/operations/docs.js';
+import { OPERATIONS, operationByName, operationByRestPath } from '../../engine/operations/index.js';
+import { Registry } from '../../engine/registry/register.js';
+import type { ArgSpec, OperationSpec } from '../../engine/registry/types.js';
 import { ArgFormView } from '../../renderer/src/components/arg-form.js';
 import { makeEngine } from '../helpers/db.js';
 
@@ -92,6 +94,30 @@ describe('registry conformance', () => {
     expect(() => operationByName('getTick')).toThrow(/operation: "getTick" is not an operation; expected one of .fsi.getTicks/);
     const e = decodeError('getTicks', { table: 'Trade', colums: ['price'] });
     expect([e.ac, e.message.split(';')[0]]).toEqual([2, 'colums: is not an argument of getTicks']);
+  });
+
+  it('registers an operation only when its declaration agrees with itself and with the others', () => {
+    const getStats = operationByName('getStats');
+    const refused = (change: Partial<OperationSpec>): string => {
+      const r = new Registry<OperationSpec>();
+      r.register(operationByName('getTicks'));
+      try {
+        r.register({ ...getStats, ...change });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused({})).toBe('accepted');
+    expect(refused({ ipcNames: ['getTicks'] })).toBe('operation getStats: the name getTicks is taken by getTicks');
+    expect(refused({ restPaths: ['/servicegateway/fsi/getTicks'] })).toBe('operation getStats: the REST path /servicegateway/fsi/getTicks is taken by getTicks');
+    const arg = (name: string): ArgSpec => getStats.args.find((a) => a.name === name)!;
+    expect(refused({ args: [...getStats.args, arg('table')] })).toBe('operation getStats: argument table is declared twice');
+    expect(refused({ args: [...getStats.args, { ...arg('table'), name: 'bucketOffset' }] })).toBe('operation getStats: argument bucketOffset (symbol) is not one of the declared arguments');
+    expect(refused({ args: getStats.args.map((a) => (a.name === 'granularity' ? { ...a, type: 'symbol' as const } : a)) })).toBe(
+      'operation getStats: argument granularity (symbol) is not one of the declared arguments (declared as integer)',
+    );
+    expect(refused({ args: getStats.args.filter((a) => a.name !== 'granularityUnit') })).toBe('operation getStats: argument movingWindowSize requires granularityUnit, which it does not declare');
   });
 
   it('checks what the declaration states: ranges, and the arguments an argument needs', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggTrees } from '../../engine/ops/stats/agg-spec.js';
 import { decodeArgs } from '../../engine/registry/decode.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { aggBody, aggTextValue, aggValue, aggValueText, outputNames, readAgg, rowFormatProblem } from '../../renderer/src/form/agg-body.js';
 import { listValue } from '../../renderer/src/form/values.js';
 import { buildArgs } from '../../renderer/src/store/request.js';

@@ -1,7 +1,7 @@
 /** "Copy as": REST JSON, curl (secret as $CLIENT_SECRET) and q expressions of a form's request. */
 import { describe, expect, it } from 'vitest';
 import type { ConnectionInfo } from '../../engine/contract.js';
-import { operationByName } from '../../engine/registry/operations.js';
+import { operationByName } from '../../engine/operations/index.js';
 import { asCurl, asQ, asRestJson, qValue } from '../../renderer/src/form/copy-as.js';
 
 const args = {

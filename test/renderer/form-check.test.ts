@@ -1,7 +1,7 @@
 /** Values a connection does not know, kept in the form and marked with the reason; zone offsets over a form's window. */
 import { describe, expect, it } from 'vitest';
 import type { TableInfo } from '../../engine/contract.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { unknownValues } from '../../renderer/src/form/form-check.js';
 import { listValue } from '../../renderer/src/form/values.js';
 import { windowOffsets } from '../../renderer/src/form/zones.js';

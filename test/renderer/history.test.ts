@@ -1,6 +1,6 @@
 /** The app's memory (SPEC 9): history, saved queries and the URL, as pure functions. */
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { addEntry, formFromArgs, hashOf, HISTORY_LIMIT, type HistoryEntry, parseHash, parseSavedQueries, putSaved, savedQueriesJson, searchHistory, withoutSecrets } from '../../renderer/src/history/history.js';
 import { SessionMemory } from '../../renderer/src/history/storage.js';
 import { buildArgs } from '../../renderer/src/store/request.js';

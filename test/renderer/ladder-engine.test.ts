@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { AppService } from '../../engine/service/app-service.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { ladderColumns, ladderModel, snapshotOf } from '../../renderer/src/ladder/ladder-model.js';
 import { filterRowsText } from '../../renderer/src/form/filter-rows.js';
 import { rowsValue } from '../../renderer/src/form/values.js';

@@ -1,6 +1,6 @@
 /** The form's values become the REST-style JSON body a script would send. */
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { decodeArgs } from '../../engine/registry/decode.js';
 import { listValue, rowsValue } from '../../renderer/src/form/values.js';
 import { buildArgs } from '../../renderer/src/store/request.js';

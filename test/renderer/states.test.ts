@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ErrorKinds } from '../../engine/core/errors.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { describeEmpty, idProblem, requestLabel } from '../../renderer/src/states/describe.js';
 import { errorKind, parseErrorKinds } from '../../renderer/src/states/error-kinds.js';
 import { argNameOf, errorFields, fieldMessage } from '../../renderer/src/states/error-fields.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { aggValue } from '../../renderer/src/form/agg-body.js';
 import { type TreeArg, treeIssues } from '../../renderer/src/form/agg-tree.js';

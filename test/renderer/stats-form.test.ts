@@ -3,7 +3,7 @@ import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { TableInfo } from '../../engine/contract.js';
-import { OPERATIONS } from '../../engine/registry/operations.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { ArgFormView } from '../../renderer/src/components/arg-form.js';
 import { aggValue } from '../../renderer/src/form/agg-body.js';
 import { type FormValues, listValue } from '../../renderer/src/form/values.js';

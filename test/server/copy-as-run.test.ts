@@ -19,7 +19,7 @@ import { loadSettings, type ProcessSettings } from '../../engine/executor/settin
 import { Clients } from '../../engine/gateway/clients.js';
 import { startEmbeddedGateway } from '../../engine/gateway/embedded.js';
 import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
-import { operationByName } from '../../engine/registry/operations.js';
+import { operationByName } from '../../engine/operations/index.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { asCurl, asQ } from '../../renderer/src/form/copy-as.js';
 import { tempDir } from '../helpers/db.js';

@@ -21,7 +21,7 @@ import { createServer as createTcpServer, type Server, type Socket } from 'node:
 import { createServer as createTlsServer } from 'node:tls';
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../../core/errors.js';
 import type { ProcessSettings } from '../../executor/settings.js';
-import { operationByName } from '../../registry/operations.js';
+import { operationByName } from '../../operations/index.js';
 import type { QueryService } from '../../service/query-service.js';
 import type { Clients, Scope } from '../clients.js';
 import { requestInfo, type RequestInfo } from '../envelope.js';

@@ -3,9 +3,9 @@
  * Regenerate with `UPDATE_DOCS=1 npx vitest run test/engine/registry.test.ts`; the test fails while
  * the committed file differs.
  */
-import { OPERATIONS } from './operations.js';
-import { defaultText } from './default-text.js';
-import type { ArgSpec, ArgType } from './types.js';
+import { OPERATIONS } from './index.js';
+import { defaultText } from '../registry/default-text.js';
+import type { ArgSpec, ArgType } from '../registry/types.js';
 
 const TYPE_TEXT: Record<ArgType, string> = {
   symbol: 'symbol',
@@ -44,7 +44,7 @@ export function argumentsMarkdown(): string {
   const out: string[] = [
     '# Arguments of every operation',
     '',
-    '<!-- Generated from engine/registry/operations.ts; do not edit by hand. -->',
+    "<!-- Generated from the operations' declarations (engine/operations/); do not edit by hand. -->",
     '',
     'Every operation and argument Tickscope accepts, from the one registry that also drives decoding,',
     'validation, the app\'s forms and the gateways. Values may be sent natively (JSON numbers, booleans,',

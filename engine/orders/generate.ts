@@ -174,7 +174,7 @@ function splitAcrossWorkers(
   const helpers = par.reserve(Math.min(MAX_PARTS, sorted.length) - 1);
   if (helpers === 0) return null;
   const shards = shardsOf(sorted, helpers + 1);
-  par.dispatch(shards.slice(1).map((s) => ({ operation: 'generateOrderAnalytics', args: args.raw, shard: s })));
+  par.dispatch(shards.slice(1).map((s) => ({ operation: args.op.name, args: args.raw, shard: s })));
   if (shards.length < 2) return null;
   return { own: shards[0]!, others: () => par.collect().map((r) => r.table) };
 }

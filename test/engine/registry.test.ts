@@ -2,7 +2,8 @@
  * The conformance test: walks every registered operation and argument and checks that it decodes
  * its example, rejects a wrong value naming itself, is documented, and appears in the app's form.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +119,29 @@ describe('registry conformance', () => {
       'operation getStats: argument granularity (symbol) is not one of the declared arguments (declared as integer)',
     );
     expect(refused({ args: getStats.args.filter((a) => a.name !== 'granularityUnit') })).toBe('operation getStats: argument movingWindowSize requires granularityUnit, which it does not declare');
+  });
+
+  it("leaves no code of the engine outside the operations' modules testing an operation's name", () => {
+    // (the app's renderer and the argument names read by the split planner are the next steps of issue 27)
+    const names = OPERATIONS.map((o) => o.name).join('|');
+    const literal = new RegExp(`['"\`](${names})['"\`]`);
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, e.name);
+        if (e.isDirectory()) walk(path);
+        else if (e.name.endsWith('.ts')) {
+          readFileSync(path, 'utf8')
+            .split('\n')
+            .forEach((line, i) => {
+              if (literal.test(line) && !line.trim().startsWith('*') && !line.trim().startsWith('//')) offenders.push(`${path}:${i + 1}: ${line.trim()}`);
+            });
+        }
+      }
+    };
+    walk('engine');
+    const allowed = (p: string): boolean => p.startsWith(join('engine', 'operations')) || p.startsWith(join('engine', 'registry', 'types.ts'));
+    expect(offenders.filter((o) => !allowed(o))).toEqual([]);
   });
 
   it('checks what the declaration states: ranges, and the arguments an argument needs', () => {

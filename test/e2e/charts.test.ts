@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, CLI, openApp } from './harness.js';
+import { type App, ARTIFACTS, CLI, openApp, rerun as rerunForm, runLinked } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -29,23 +29,8 @@ function call(op: string, body: Row): Row[] {
   return (JSON.parse(out.toString()) as { payload: Row[] }).payload;
 }
 
-/** Puts a request in the form through the URL (as a shared link does) and runs it; returns the rows shown. */
-async function run(op: string, args: Row): Promise<number> {
-  await page.goto(`${app.url}#op=${op}&args=${encodeURIComponent(JSON.stringify(args))}`);
-  await page.reload();
-  await page.waitForSelector('[data-testid="run"]');
-  await expect.poll(() => page.inputValue('[data-testid="arg-startTS"]')).toBe(args['startTS']);
-  return rerun();
-}
-
-/** Runs the form (again) and waits for the new result: the status line's rows leave while it runs. */
-async function rerun(): Promise<number> {
-  const old = await page.$('[data-testid="rows"]');
-  await page.click('[data-testid="run"]');
-  await old?.waitForElementState('hidden');
-  const rows = await page.waitForSelector('[data-testid="rows"]');
-  return Number((await rows.textContent())!.split(' rows')[0]!.replace(/,/g, ''));
-}
+const run = (op: string, args: Row): Promise<number> => runLinked(app, op, args);
+const rerun = (): Promise<number> => rerunForm(page);
 
 const box = async (sel: string): Promise<{ x: number; y: number; width: number; height: number }> => (await page.locator(sel).first().boundingBox())!;
 

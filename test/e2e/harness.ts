@@ -68,3 +68,24 @@ export function callPayload(db: string, body: string): Array<Record<string, unkn
   const out = execFileSync(process.execPath, [CLI, 'call', '--db', db, '.fsi.getTicks', body], { maxBuffer: 1 << 28 });
   return (JSON.parse(out.toString()) as { payload: Array<Record<string, unknown>> }).payload;
 }
+
+/** Runs the form (again) and waits for the new result: the status line's rows leave while it runs. Returns the rows shown. */
+export async function rerun(page: Page): Promise<number> {
+  const old = await page.$('[data-testid="rows"]');
+  await page.click('[data-testid="run"]');
+  await old?.waitForElementState('hidden');
+  const rows = await page.waitForSelector('[data-testid="rows"]');
+  return Number((await rows.textContent())!.split(' rows')[0]!.replace(/,/g, ''));
+}
+
+/** Puts a request in the form through the URL (as a shared link does) on a fresh page and runs it; returns the rows shown. */
+export async function runLinked(app: App, op: string, args: Record<string, unknown>): Promise<number> {
+  const { page } = app;
+  await page.goto(`${app.url}#op=${op}&args=${encodeURIComponent(JSON.stringify(args))}`);
+  await page.reload();
+  await page.waitForSelector('[data-testid="run"]');
+  if (typeof args['startTS'] === 'string') {
+    await page.waitForFunction((v) => (document.querySelector('[data-testid="arg-startTS"]') as HTMLInputElement | null)?.value === v, args['startTS']);
+  }
+  return rerun(page);
+}

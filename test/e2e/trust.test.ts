@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, openApp } from './harness.js';
+import { type App, ARTIFACTS, openApp, rerun as rerunForm, runLinked } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -21,21 +21,15 @@ afterAll(async () => app?.close());
 
 type Args = Record<string, unknown>;
 
-/** Opens a fresh page on a request (as a shared link does) and runs it. */
+/** Opens a fresh page on a request (as a shared link does), runs it and waits for its chart. */
 async function runFresh(op: string, args: Args): Promise<void> {
-  await page.goto(`${app.url}#op=${op}&args=${encodeURIComponent(JSON.stringify(args))}`);
-  await page.reload();
-  await page.waitForSelector('[data-testid="run"]');
-  await expect.poll(() => page.inputValue('[data-testid="arg-startTS"]')).toBe(args['startTS']);
-  await rerun();
+  await runLinked(app, op, args);
+  await page.waitForSelector('[data-testid="chart-info"]');
 }
 
 /** Runs the form (again) and waits for its result and its chart. */
 async function rerun(): Promise<void> {
-  const old = await page.$('[data-testid="rows"]');
-  await page.click('[data-testid="run"]');
-  await old?.waitForElementState('hidden');
-  await page.waitForSelector('[data-testid="rows"]');
+  await rerunForm(page);
   await page.waitForSelector('[data-testid="chart-info"]');
 }
 

@@ -30,15 +30,15 @@ export const columns = arg({
   doc: 'Columns to return after the time column (default all columns).',
 });
 export const idList = arg({
-  name: 'idList', type: 'symbols', required: false, otherwise: 'every identifier', widget: 'identifiers', example: ['AAPL', 'MSFT'],
+  name: 'idList', narrows: true, type: 'symbols', required: false, otherwise: 'every identifier', widget: 'identifiers', example: ['AAPL', 'MSFT'],
   doc: 'Identifiers to select (default all).',
 });
 export const idCol = arg({
-  name: 'idCol', type: 'symbol', required: false, otherwise: "the table's identifier column", widget: 'column', example: 'instrumentID',
+  name: 'idCol', narrows: true, type: 'symbol', required: false, otherwise: "the table's identifier column", widget: 'column', example: 'instrumentID',
   doc: "Column idList applies to (default the table's identifier column).",
 });
 export const filter = arg({
-  name: 'filter', type: 'filter', required: false, widget: 'filter',
+  name: 'filter', narrows: true, type: 'filter', required: false, widget: 'filter',
   example: [['>', 'price', '100'], ['in', 'conditions', ['@', 'F']]],
   doc: 'Row filters: [function, column, value] triples applied in order, or the string form "price<100;volume>=10".',
 });
@@ -48,12 +48,12 @@ export const fill = arg({
   doc: 'Replace nulls per identifier in time order: null, zero, forward, linear (on time) or linearStep (on position).',
 });
 export const temporality = arg({
-  name: 'temporality', type: 'symbol', required: false, default: 'continuous', widget: 'enum', example: 'slice',
+  name: 'temporality', narrows: true, type: 'symbol', required: false, default: 'continuous', widget: 'enum', example: 'slice',
   allowed: ['continuous', 'slice'],
   doc: 'continuous: one range from startTS to endTS; slice: only the slice time of day on each date.',
 });
 export const slice = arg({
-  name: 'slice', type: 'timespanPair', required: false, widget: 'slice', example: ['09:30', '10:00'],
+  name: 'slice', narrows: true, type: 'timespanPair', required: false, widget: 'slice', example: ['09:30', '10:00'],
   doc: 'Start and end time of day (inputTZ) kept on each date when temporality is slice; start > end crosses midnight.',
 });
 export const sortCols = arg({
@@ -61,7 +61,7 @@ export const sortCols = arg({
   doc: 'Direction (asc or desc) then column, repeated: ["desc","volume","asc","eventTimestamp"]. Stable.',
 });
 export const applyCanCor = arg({
-  name: 'applyCanCor', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
+  name: 'applyCanCor', narrows: true, type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
   doc: 'Apply <table>CanCor: drop cancelled executions and apply corrections.',
 });
 export const inputTZ = arg({
@@ -73,19 +73,19 @@ export const outputTZ = arg({
   doc: 'Time zone (IANA Region/City) in which output timestamps are rendered.',
 });
 export const idMapping = arg({
-  name: 'idMapping', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
+  name: 'idMapping', narrows: true, type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',
   doc: "Map idList through config.json's idMap (custom symbology to stored identifiers).",
 });
 export const filterRule = arg({
-  name: 'filterRule', type: 'symbol', required: false, widget: 'enum', example: 'regularTrades',
+  name: 'filterRule', narrows: true, type: 'symbol', required: false, widget: 'enum', example: 'regularTrades',
   doc: 'Name of a filter rule of config.json (include/exclude values of a column, by default conditions).',
 });
 export const timeCol = arg({
-  name: 'timeCol', type: 'symbol', required: false, otherwise: "the table's time column", widget: 'column', example: 'exchTime',
+  name: 'timeCol', narrows: true, type: 'symbol', required: false, otherwise: "the table's time column", widget: 'column', example: 'exchTime',
   doc: "Timestamp column the window applies to instead of the partition column (scans config.json's timeColBuffer either side).",
 });
 export const orderbook = arg({
-  name: 'orderbook', type: 'symbol', required: false, widget: 'enum', example: 'plotOrderbookSnapshots',
+  name: 'orderbook', narrows: true, type: 'symbol', required: false, widget: 'enum', example: 'plotOrderbookSnapshots',
   allowed: ['plotOrderbookSnapshots', 'instrumentNames', 'orderbookUpdatesRefData'],
   doc: 'Orderbook shaping: plotOrderbookSnapshots (top of book from snapshots), instrumentNames or orderbookUpdatesRefData (need ref Instrument).',
 });
@@ -99,12 +99,12 @@ export const ref = arg({
   doc: "Reference tables to left-join through the schema's foreign keys.",
 });
 export const refFilter = arg({
-  name: 'refFilter', type: 'refFilter', required: false, widget: 'json',
+  name: 'refFilter', narrows: true, type: 'refFilter', required: false, widget: 'json',
   example: { Instrument: [['like', 'sector', 'Tech*']] },
   doc: 'Filters on reference columns: {"Instrument": [[op, column, value], ...]} or the q dictionary text.',
 });
 export const scope = arg({
-  name: 'scope', type: 'dict', required: false, otherwise: 'the first mounted assembly', widget: 'scope', example: { assembly: 'demo' },
+  name: 'scope', narrows: true, type: 'dict', required: false, otherwise: 'the first mounted assembly', widget: 'scope', example: { assembly: 'demo' },
   doc: 'Routing: {"assembly": name} selects the mounted database to query (default the first).',
 });
 
@@ -138,7 +138,7 @@ export const movingWindowSize = arg({
   requires: { args: ['granularityUnit'], why: '(the unit of the window and of the buckets)' },
 });
 export const applyHolidayCalendar = arg({
-  name: 'applyHolidayCalendar', type: 'booleanOrSymbol', required: false, default: false, widget: 'holiday',
+  name: 'applyHolidayCalendar', narrows: true, type: 'booleanOrSymbol', required: false, default: false, widget: 'holiday',
   example: '1b',
   doc: 'Drop weekend and holiday buckets before filling: 1b per exchange, an exchange symbol, or ` for all holidays.',
   requires: { args: ['fill', 'granularityUnit'], why: '(it removes holiday buckets before racking and filling)' },

@@ -62,6 +62,8 @@ export interface ArgSpec {
   readonly emptyMeansNone?: true;
   /** An integer's range, both ends inclusive, and how its error says what is expected. */
   readonly range?: { readonly min?: number; readonly max?: number; readonly problem: string; readonly expected: string };
+  /** It narrows the rows a window holds (an identifier list, a filter, a slice...): an empty result lists it among the reasons. */
+  readonly narrows?: true;
   /** Arguments this one needs when it is given (not false), and why: the error and the form say it. */
   readonly requires?: { readonly args: readonly string[]; readonly why: string };
 }

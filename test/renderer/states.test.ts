@@ -3,12 +3,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ErrorKinds } from '../../engine/core/errors.js';
 import { OPERATIONS } from '../../engine/operations/index.js';
-import { describeEmpty, idProblem, requestLabel } from '../../renderer/src/states/describe.js';
+import { describeEmpty, idProblem, narrowingOf, requestLabel } from '../../renderer/src/states/describe.js';
 import { errorKind, parseErrorKinds } from '../../renderer/src/states/error-kinds.js';
 import { argNameOf, errorFields, fieldMessage } from '../../renderer/src/states/error-fields.js';
 
 const getTicks = OPERATIONS.find((o) => o.name === 'getTicks')!.args.map((a) => a.name);
 const generate = OPERATIONS.find((o) => o.name === 'generateOrderAnalytics')!.args.map((a) => a.name);
+/** The arguments getTicks declares as narrowing its rows. */
+const NARROWING = narrowingOf(OPERATIONS.find((o) => o.name === 'getTicks'));
 
 describe('the field an error names', () => {
   it('reads the argument a message starts with, paths into it included', () => {
@@ -76,8 +78,11 @@ describe('words for requests and empty results', () => {
   });
 
   it('describes an empty result by its window in the zones used and what narrowed it', () => {
+    // what narrows a window's rows is the declarations' (narrows): the old list of thirteen, getTicks' twelve and getStats' applyHolidayCalendar
+    expect([...NARROWING].sort()).toEqual(['applyCanCor', 'filter', 'filterRule', 'idCol', 'idList', 'idMapping', 'orderbook', 'refFilter', 'scope', 'slice', 'temporality', 'timeCol'].sort());
+    expect(narrowingOf(OPERATIONS.find((o) => o.name === 'getStats'))).toContain('applyHolidayCalendar');
     const req = { operation: 'getTicks', args: { table: 'Trade', startTS: '2024.03.06D03:00:00', endTS: '2024.03.06D03:01:00', idList: ['AAPL', 'ZZZ'], filter: [['>', 'price', 1e9]], columns: ['price'] } };
-    const d = describeEmpty(req, { startTS: '2024-03-06T03:00:00.000000000', endTS: '2024-03-06T03:01:00.000000000' }, trade, ['AAPL', 'MSFT']);
+    const d = describeEmpty(req, { startTS: '2024-03-06T03:00:00.000000000', endTS: '2024-03-06T03:01:00.000000000' }, trade, ['AAPL', 'MSFT'], NARROWING);
     expect(d.window).toBe('2024.03.06D03:00:00 → 2024.03.06D03:01:00 UTC');
     expect(d.read).toBeNull();
     expect(d.filters).toEqual([
@@ -88,14 +93,14 @@ describe('words for requests and empty results', () => {
 
     // another output zone, and a window outside the table's dates
     const ny = { operation: 'getTicks', args: { table: 'Trade', startTS: '2025.01.02D09:30', endTS: '2025.01.02D16:00', inputTZ: 'America/New_York', outputTZ: 'UTC' } };
-    const e = describeEmpty(ny, { startTS: '2025-01-02T14:30:00.000000000', endTS: '2025-01-02T21:00:00.000000000' }, trade, []);
+    const e = describeEmpty(ny, { startTS: '2025-01-02T14:30:00.000000000', endTS: '2025-01-02T21:00:00.000000000' }, trade, [], NARROWING);
     expect(e.window).toBe('2025.01.02D09:30 → 2025.01.02D16:00 America/New_York');
     expect(e.read).toBe('2025-01-02T14:30:00.000000000 → 2025-01-02T21:00:00.000000000 UTC');
     expect(e.filters).toEqual([]);
     expect(e.hints).toEqual(['Trade holds 2024-03-06 → 2024-03-07 only (UTC dates)']);
 
     // no window given: the one the engine read
-    const all = describeEmpty({ operation: 'getTicks', args: { table: 'Trade', temporality: 'slice', slice: ['22:00', '23:00'] } }, { startTS: '2024-03-06T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, trade, []);
+    const all = describeEmpty({ operation: 'getTicks', args: { table: 'Trade', temporality: 'slice', slice: ['22:00', '23:00'] } }, { startTS: '2024-03-06T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, trade, [], NARROWING);
     expect(all.window).toBeNull();
     expect(all.read).toBe('2024-03-06T00:00:00.000000000 → 2024-03-08T00:00:00.000000000 UTC');
     expect(all.filters).toEqual([
@@ -108,17 +113,17 @@ describe('words for requests and empty results', () => {
     const analytics = { name: 'OrderAnalytics', firstDate: '2024-03-06', lastDate: '2024-03-06' };
     const orders = { name: 'Order', firstDate: '2024-03-06', lastDate: '2024-03-08' };
     const req = { operation: 'getOrderAnalyticSummary', args: { table: 'OrderAnalytics', startTS: '2024.03.07D00:00:00', endTS: '2024.03.08D00:00:00' } };
-    const d = describeEmpty(req, { startTS: '2024-03-07T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, analytics, [], orders);
+    const d = describeEmpty(req, { startTS: '2024-03-07T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, analytics, [], NARROWING, orders);
     expect(d.generate).toEqual({ dt: '2024-03-07' });
     expect(d.next).toBe('OrderAnalytics rows are written by generateOrderAnalytics from the orders: run it for 2024-03-07, then run this again.');
     expect(d.next).not.toMatch(/widen/i);
     // no orders on those dates either: the window is what to change
     const late = { ...req, args: { ...req.args, startTS: '2024.03.20', endTS: '2024.03.21' } };
-    const e = describeEmpty(late, { startTS: '2024-03-20T00:00:00.000000000', endTS: '2024-03-21T00:00:00.000000000' }, analytics, [], orders);
+    const e = describeEmpty(late, { startTS: '2024-03-20T00:00:00.000000000', endTS: '2024-03-21T00:00:00.000000000' }, analytics, [], NARROWING, orders);
     expect(e.generate).toBeNull();
     expect(e.next).toMatch(/^Widen the window/);
     // other tables keep the window advice
-    expect(describeEmpty({ operation: 'getTicks', args: { table: 'Trade' } }, {}, trade, [], orders).next).toMatch(/^Widen the window/);
+    expect(describeEmpty({ operation: 'getTicks', args: { table: 'Trade' } }, {}, trade, [], NARROWING, orders).next).toMatch(/^Widen the window/);
   });
 
   it('says why an identifier chip is red', () => {

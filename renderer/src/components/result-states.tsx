@@ -6,9 +6,9 @@
  * window in the zones the request used, the filters and identifiers that produced it).
  */
 import { useEffect, useState } from 'react';
-import { describeEmpty, ORDERS_TABLE, requestLabel, shortValue } from '../states/describe';
+import { describeEmpty, narrowingOf, ORDERS_TABLE, requestLabel, shortValue } from '../states/describe';
 import { errorKind } from '../states/error-kinds';
-import { tablesOf, useStore, viewOf } from '../store/store';
+import { operationSpec, tablesOf, useStore, viewOf } from '../store/store';
 import { expandPane } from './panes';
 
 /** A query shows its banner once it has run this long (the dimming fades in as long: CSS). */
@@ -126,7 +126,7 @@ export function EmptyPanel(): React.JSX.Element | null {
   const tableName = typeof request.args['table'] === 'string' ? request.args['table'] : '';
   const table = tablesOf({ info, assembly }).find((t) => t.name === tableName);
   const orders = tablesOf({ info, assembly }).find((t) => t.name === ORDERS_TABLE);
-  const d = describeEmpty(request, result.header, table, identifiers[`${assembly}/${tableName}`] ?? [], orders);
+  const d = describeEmpty(request, result.header, table, identifiers[`${assembly}/${tableName}`] ?? [], narrowingOf(operationSpec(info, request.operation)), orders);
   return (
     <section className="state-panel empty-panel" aria-label="No rows" data-testid="empty-panel">
       <div className="state-head">

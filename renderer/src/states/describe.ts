@@ -3,6 +3,7 @@
  * 2024-03-06 · AAPL"), what an empty result asked for (its window in the zones it used, the filters
  * and identifiers that left no rows), and why an identifier chip is red.
  */
+import type { OperationSpec } from '../../../engine/contract';
 import { windowDates } from '../form/export-name';
 
 export interface RequestLike {
@@ -15,8 +16,10 @@ interface WindowHeader {
   readonly endTS?: string;
 }
 
-/** Arguments that narrow the rows a window holds: an empty result lists the ones its request gave. */
-const NARROWING = ['idList', 'idCol', 'idMapping', 'filter', 'filterRule', 'refFilter', 'temporality', 'slice', 'timeCol', 'applyCanCor', 'applyHolidayCalendar', 'orderbook', 'scope'] as const;
+/** The arguments of an operation that narrow the rows a window holds (its declaration's `narrows`): an empty result lists the ones its request gave. */
+export function narrowingOf(spec: Pick<OperationSpec, 'args'> | undefined): readonly string[] {
+  return spec?.args.filter((a) => a.narrows).map((a) => a.name) ?? [];
+}
 /** Identifiers shown in a label before "+n". */
 const LABEL_IDS = 3;
 
@@ -88,7 +91,7 @@ export interface TableDates {
 }
 
 /** The description of an empty result: the window and filters that produced it, and likely reasons. */
-export function describeEmpty(req: RequestLike, header: WindowHeader, table: TableDates | undefined, knownIds: readonly string[], orders?: TableDates): EmptyDescription {
+export function describeEmpty(req: RequestLike, header: WindowHeader, table: TableDates | undefined, knownIds: readonly string[], narrowing: readonly string[], orders?: TableDates): EmptyDescription {
   const a = req.args;
   const inputTZ = zoneOf(a['inputTZ']);
   const outputTZ = zoneOf(a['outputTZ']);
@@ -98,7 +101,7 @@ export function describeEmpty(req: RequestLike, header: WindowHeader, table: Tab
   const window = dt ? `dt ${dt} (${inputTZ})` : start || end ? `${start || '-0Wp'} → ${end || '0Wp'} ${inputTZ}` : null;
   const headerWindow = header.startTS ? `${header.startTS} → ${header.endTS ?? ''} ${outputTZ}` : null;
   const read = headerWindow && (window === null || inputTZ !== outputTZ || !start || !end) ? headerWindow : null;
-  const filters = NARROWING.filter((n) => a[n] !== undefined && a[n] !== '' && a[n] !== false).map((n) => [n, shortValue(a[n])] as const);
+  const filters = narrowing.filter((n) => a[n] !== undefined && a[n] !== '' && a[n] !== false).map((n) => [n, shortValue(a[n])] as const);
 
   const hints: string[] = [];
   const dates = header.startTS ? windowDates(req, header) : typedDates(a);

@@ -195,6 +195,8 @@ export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
 }
 
 const NO_VALUES: FormValues = {};
+/** Widgets that mark each unknown name themselves (a red chip with its reason). */
+const SELF_MARKING: ReadonlySet<string> = new Set(['columns', 'analytics']);
 /** The holiday calendar table (SPEC 3.1); its identifiers are its exchanges. */
 const HOLIDAY_TABLE = 'ExchangeHolidayCal';
 
@@ -214,7 +216,11 @@ export function ArgForm(): React.JSX.Element {
   const tables = tablesOf({ info, assembly });
   // values this connection does not know (kept from another connection or assembly), then the last error's
   const where = `${info?.connection?.name ?? 'this connection'}${assemblies.length > 1 ? ` (${assembly})` : ''}`;
-  const unknown = useMemo(() => (op ? unknownValues(op, values, tables, where) : {}), [op, values, tables, where]);
+  // (chips of columns and analytics mark their own unknown names, in the field: not said twice)
+  const unknown = useMemo(() => {
+    const all = op ? unknownValues(op, values, tables, where) : {};
+    return Object.fromEntries(Object.entries(all).filter(([name]) => !SELF_MARKING.has(op?.args.find((a) => a.name === name)?.widget ?? 'json')));
+  }, [op, values, tables, where]);
   const marks = errorMarks || Object.keys(unknown).length ? { ...unknown, ...errorMarks } : undefined;
   const wantsCalendar = !!op?.args.some((a) => a.widget === 'holiday') && tables.some((t) => t.name === HOLIDAY_TABLE);
   useEffect(() => {

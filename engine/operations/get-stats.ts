@@ -33,6 +33,6 @@ export const getStatsOperation: Operation = {
   form: { table: 'Trade', window: 'startEnd' },
   split: 'identifiers',
   remoteResult: { timeColumn: { whenGiven: 'granularityUnit' }, groupColumns: { arg: 'groupBy' } },
-  buckets: { unit: 'granularityUnit', size: 'granularity' },
+  buckets: { unit: 'granularityUnit', size: 'granularity', moving: 'movingWindowSize' },
   run: getStats,
 };

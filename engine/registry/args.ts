@@ -141,7 +141,11 @@ export const applyHolidayCalendar = arg({
   name: 'applyHolidayCalendar', narrows: true, type: 'booleanOrSymbol', required: false, default: false, widget: 'holiday',
   example: '1b',
   doc: 'Drop weekend and holiday buckets before filling: 1b per exchange, an exchange symbol, or ` for all holidays.',
-  requires: { args: ['fill', 'granularityUnit'], why: '(it removes holiday buckets before racking and filling)' },
+  requires: {
+    args: ['fill', 'granularityUnit'],
+    why: '(it removes holiday buckets before racking and filling)',
+    fixes: { fill: { value: 'forward', label: 'fill forward' }, granularityUnit: { value: 'day', label: 'granularityUnit day' } },
+  },
 });
 
 export const summaryFunctions = arg({

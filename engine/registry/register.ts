@@ -41,7 +41,7 @@ export class Registry<Op extends OperationSpec> {
     }
     for (const a of op.args) for (const n of a.requires?.args ?? []) if (!names.has(n)) bad(`argument ${a.name} requires ${n}, which it does not declare`);
     const timed = op.remoteResult.timeColumn;
-    for (const key of [op.buckets?.unit, op.buckets?.size, op.remoteResult.groupColumns?.arg, typeof timed === 'object' ? timed.whenGiven : undefined]) if (key !== undefined && !names.has(key)) bad(`it names ${key}, which it does not declare`);
+    for (const key of [op.buckets?.unit, op.buckets?.size, op.buckets?.moving, op.remoteResult.groupColumns?.arg, typeof timed === 'object' ? timed.whenGiven : undefined]) if (key !== undefined && !names.has(key)) bad(`it names ${key}, which it does not declare`);
     for (const n of op.ipcNames) this.byNames.set(n, op);
     for (const p of op.restPaths) this.byPaths.set(p, op);
     this.list.push(op);

@@ -65,7 +65,12 @@ export interface ArgSpec {
   /** It narrows the rows a window holds (an identifier list, a filter, a slice...): an empty result lists it among the reasons. */
   readonly narrows?: true;
   /** Arguments this one needs when it is given (not false), and why: the error and the form say it. */
-  readonly requires?: { readonly args: readonly string[]; readonly why: string };
+  readonly requires?: {
+    readonly args: readonly string[];
+    readonly why: string;
+    /** A value that satisfies each need in one click, with its label ("fill forward"). */
+    readonly fixes?: Readonly<Record<string, { readonly value: string; readonly label: string }>>;
+  };
 }
 
 /** Who may call an operation (an OAuth2 scope of the gateway; q handshakes map to the same). */
@@ -107,8 +112,18 @@ export interface OperationSpec {
   readonly split: 'time' | 'identifiers' | null;
   /** What a remote gateway's result of it carries (service/remote.ts): its time column, its group columns. */
   readonly remoteResult: RemoteResultShape;
-  /** The arguments that cut its window into time buckets (a bucket's unit, and how many units), if any: the cost estimate counts the buckets. */
-  readonly buckets: { readonly unit: string; readonly size: string } | null;
+  /**
+   * The arguments that cut its window into time buckets, if any: a bucket's unit, how many units, and
+   * the moving window (in units). The cost estimate counts the buckets; the form explains them.
+   */
+  readonly buckets: BucketArgs | null;
+}
+
+/** The names of the arguments that shape time buckets. */
+export interface BucketArgs {
+  readonly unit: string;
+  readonly size: string;
+  readonly moving: string;
 }
 
 /** The columns a result's views lean on, read from the request and the table when a remote result does not say. */

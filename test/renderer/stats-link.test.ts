@@ -3,7 +3,8 @@
  * nanosecond, DST-safe), and the form's bucket hints.
  */
 import { describe, expect, it } from 'vitest';
-import { granularityHint, holidayMissing, movingWindowHint, unitHint, windowLengthNs } from '../../renderer/src/form/bucket-hints.js';
+import { bucketHint, granularityHint, missingNeeds, movingWindowHint, unitHint, windowLengthNs } from '../../renderer/src/form/bucket-hints.js';
+import { OPERATIONS } from '../../engine/operations/index.js';
 import { toggleGroup } from '../../renderer/src/components/stats/group-legend.js';
 import { assignColours, GROUP_PALETTE, withAlpha } from '../../renderer/src/stats/group-colours.js';
 import { bucketSpec, bucketWindow, instantOf, isoInstant, ladderArgs } from '../../renderer/src/stats/ladder-link.js';
@@ -85,25 +86,37 @@ describe('ladder link', () => {
 
 describe('bucket hints', () => {
   const base = { startTS: '2024.03.06D09:30', endTS: '2024.03.06D16:00' };
+  // the bucket arguments getStats declares
+  const stats = OPERATIONS.find((o) => o.name === 'getStats')!;
+  const b = stats.buckets!;
 
   it('size the buckets and estimate how many each group gets', () => {
     expect(windowLengthNs(base.startTS, base.endTS)).toBe(6.5 * 3.6e12);
-    expect(unitHint({ ...base, granularity: '5', granularityUnit: 'minute' })).toEqual({ level: 'note', text: '5-minute buckets from startTS, labelled by their start: about 78 buckets per group' });
-    expect(unitHint({ ...base, granularityUnit: 'millisecond' })?.level).toBe('warn');
-    expect(unitHint({ granularityUnit: 'hour', movingWindowSize: '3' })?.text).toBe('1-hour buckets from startTS, labelled by their end');
+    expect(unitHint({ ...base, granularity: '5', granularityUnit: 'minute' }, b)).toEqual({ level: 'note', text: '5-minute buckets from startTS, labelled by their start: about 78 buckets per group' });
+    expect(unitHint({ ...base, granularityUnit: 'millisecond' }, b)?.level).toBe('warn');
+    expect(unitHint({ granularityUnit: 'hour', movingWindowSize: '3' }, b)?.text).toBe('1-hour buckets from startTS, labelled by their end');
   });
 
   it('warn when granularity or movingWindowSize lacks granularityUnit, and explain the moving window', () => {
-    expect(granularityHint({ granularity: '5' })?.text).toBe('needs granularityUnit; without it the whole window is one bucket');
-    expect(granularityHint({ granularity: '0', granularityUnit: 'minute' })?.text).toBe('a positive integer, such as 5');
-    expect(granularityHint({ granularity: '5', granularityUnit: 'minute' })).toBeNull();
-    expect(movingWindowHint({ movingWindowSize: '30' })?.level).toBe('warn');
-    expect(movingWindowHint({ movingWindowSize: '30', granularity: '5', granularityUnit: 'minute' })?.text).toBe('each bucket aggregates the last 30 minutes up to its end (labels are bucket ends); overlaps earlier buckets');
+    expect(granularityHint({ granularity: '5' }, b)?.text).toBe('needs granularityUnit; without it the whole window is one bucket');
+    expect(granularityHint({ granularity: '0', granularityUnit: 'minute' }, b)?.text).toBe('a positive integer, such as 5');
+    expect(granularityHint({ granularity: '5', granularityUnit: 'minute' }, b)).toBeNull();
+    expect(movingWindowHint({ movingWindowSize: '30' }, b)?.level).toBe('warn');
+    expect(movingWindowHint({ movingWindowSize: '30', granularity: '5', granularityUnit: 'minute' }, b)?.text).toBe('each bucket aggregates the last 30 minutes up to its end (labels are bucket ends); overlaps earlier buckets');
   });
 
-  it('list what the holiday calendar needs', () => {
-    expect(holidayMissing({ applyHolidayCalendar: '1b' })).toEqual(['fill', 'granularityUnit']);
-    expect(holidayMissing({ applyHolidayCalendar: 'XLON', fill: 'linear', granularityUnit: 'day' })).toEqual([]);
-    expect(holidayMissing({ applyHolidayCalendar: '0b' })).toEqual([]);
+  it('list what the holiday calendar needs, from its declaration', () => {
+    const holiday = stats.args.find((a) => a.requires?.args.includes('fill'))!;
+    expect(missingNeeds(holiday, { [holiday.name]: '1b' })).toEqual(['fill', 'granularityUnit']);
+    expect(missingNeeds(holiday, { [holiday.name]: 'XLON', fill: 'linear', granularityUnit: 'day' })).toEqual([]);
+    expect(missingNeeds(holiday, { [holiday.name]: '0b' })).toEqual([]);
+  });
+
+  it('come from the operation that declares bucket arguments, and only for those', () => {
+    expect(bucketHint(stats, b.size, { granularity: '5' })?.text).toBe('needs granularityUnit; without it the whole window is one bucket');
+    expect(bucketHint(stats, 'decPlaces', { decPlaces: '2' })).toBeNull();
+    const ticks = OPERATIONS.find((o) => o.name === 'getTicks')!;
+    expect(ticks.buckets).toBeNull();
+    expect(bucketHint(ticks, 'granularity', { granularity: '5' })).toBeNull();
   });
 });

@@ -1,8 +1,10 @@
 /**
- * What getStats' bucket arguments mean for the current form, in words (INTERFACE 4.2.3-4.2.5, SPEC
- * 5.2-5.3): the bucket size and roughly how many buckets the window makes, what a moving window
- * covers, and what the holiday calendar needs. Notes and warnings only; the engine decides.
+ * What an operation's bucket arguments mean for the current form, in words (INTERFACE 4.2.3-4.2.5,
+ * SPEC 5.2-5.3): the bucket size and roughly how many buckets the window makes, what a moving window
+ * covers, and what an argument that needs others lacks. The arguments are the ones the operation's
+ * declaration names (`buckets`, `requires`). Notes and warnings only; the engine decides.
  */
+import type { ArgSpec, BucketArgs, OperationSpec } from '../../../engine/contract';
 import { checkTimestamp, type LocalStamp } from './time-text';
 import { type FormValues, textOf } from './values';
 
@@ -32,21 +34,21 @@ const positiveInt = (t: string): number | null => (/^\s*\d+\s*$/.test(t) && Numb
 
 const plural = (n: number, unit: string): string => `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`;
 
-/** The hint under granularity: it needs granularityUnit, and must be a positive integer. */
-export function granularityHint(v: FormValues): Hint | null {
-  const g = textOf(v['granularity']).trim();
+/** The hint under the bucket size: it needs the unit, and must be a positive integer. */
+export function granularityHint(v: FormValues, b: BucketArgs): Hint | null {
+  const g = textOf(v[b.size]).trim();
   if (g === '') return null;
   if (positiveInt(g) === null) return { level: 'warn', text: 'a positive integer, such as 5' };
-  if (textOf(v['granularityUnit']) === '') return { level: 'warn', text: 'needs granularityUnit; without it the whole window is one bucket' };
+  if (textOf(v[b.unit]) === '') return { level: 'warn', text: `needs ${b.unit}; without it the whole window is one bucket` };
   return null;
 }
 
-/** The hint under granularityUnit: bucket size, labels and an estimate of buckets per group. */
-export function unitHint(v: FormValues): Hint | null {
-  const unit = textOf(v['granularityUnit']);
+/** The hint under the bucket unit: bucket size, labels and an estimate of buckets per group. */
+export function unitHint(v: FormValues, b: BucketArgs): Hint | null {
+  const unit = textOf(v[b.unit]);
   if (unit === '') return null;
-  const g = positiveInt(textOf(v['granularity'])) ?? 1;
-  const mws = positiveInt(textOf(v['movingWindowSize']));
+  const g = positiveInt(textOf(v[b.size])) ?? 1;
+  const mws = positiveInt(textOf(v[b.moving]));
   const size = g === 1 ? `1-${unit}` : `${g}-${unit}`;
   const labels = mws === null ? 'labelled by their start' : 'labelled by their end';
   const span = windowLengthNs(textOf(v['startTS']), textOf(v['endTS']));
@@ -57,25 +59,35 @@ export function unitHint(v: FormValues): Hint | null {
   return { level: 'note', text: `${base}: about ${plural(count, 'bucket')} per group` };
 }
 
-/** The hint under movingWindowSize: what each bucket then covers. */
-export function movingWindowHint(v: FormValues): Hint | null {
-  const text = textOf(v['movingWindowSize']).trim();
+/** The hint under the moving window: what each bucket then covers. */
+export function movingWindowHint(v: FormValues, b: BucketArgs): Hint | null {
+  const text = textOf(v[b.moving]).trim();
   if (text === '' || text === '0N') return null;
   const w = positiveInt(text);
-  if (w === null) return { level: 'warn', text: 'a positive integer, in granularityUnit units' };
-  const unit = textOf(v['granularityUnit']);
-  if (unit === '') return { level: 'warn', text: 'needs granularityUnit (the window is counted in its units)' };
-  const g = positiveInt(textOf(v['granularity'])) ?? 1;
+  if (w === null) return { level: 'warn', text: `a positive integer, in ${b.unit} units` };
+  const unit = textOf(v[b.unit]);
+  if (unit === '') return { level: 'warn', text: `needs ${b.unit} (the window is counted in its units)` };
+  const g = positiveInt(textOf(v[b.size])) ?? 1;
   const rel = w > g ? '; overlaps earlier buckets' : w < g ? '; covers only the last part of each bucket' : '; same values as without it';
   return { level: 'note', text: `each bucket aggregates the last ${plural(w, unit)} up to its end (labels are bucket ends)${rel}` };
 }
 
-/** What applyHolidayCalendar needs that the form lacks: fill and granularityUnit (SPEC 5.3). */
-export function holidayMissing(v: FormValues): Array<'fill' | 'granularityUnit'> {
-  const value = textOf(v['applyHolidayCalendar']).trim();
-  if (value === '' || value === '0b') return [];
-  const out: Array<'fill' | 'granularityUnit'> = [];
-  if (textOf(v['fill']) === '') out.push('fill');
-  if (textOf(v['granularityUnit']) === '') out.push('granularityUnit');
-  return out;
+/** What an argument given in the form needs (its declaration's `requires`) and the form lacks. */
+export function missingNeeds(arg: Pick<ArgSpec, 'name' | 'requires'>, v: FormValues): string[] {
+  const given = (name: string): boolean => {
+    const t = textOf(v[name]).trim();
+    return t !== '' && t !== '0b' && v[name] !== false;
+  };
+  if (!arg.requires || !given(arg.name)) return [];
+  return arg.requires.args.filter((n) => !given(n));
+}
+
+/** The hint an argument shows under its field, from its operation's bucket arguments. */
+export function bucketHint(op: Pick<OperationSpec, 'buckets'>, name: string, v: FormValues): Hint | null {
+  const b = op.buckets;
+  if (!b) return null;
+  if (name === b.size) return granularityHint(v, b);
+  if (name === b.unit) return unitHint(v, b);
+  if (name === b.moving) return movingWindowHint(v, b);
+  return null;
 }

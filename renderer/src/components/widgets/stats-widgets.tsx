@@ -3,8 +3,8 @@
  * reference tables, or an explicit "no grouping" that sends []), and the applyHolidayCalendar choice
  * (0b, 1b, an exchange of ExchangeHolidayCal, or the null symbol) with what it needs.
  */
-import type { TableInfo } from '../../../../engine/contract';
-import { holidayMissing } from '../../form/bucket-hints';
+import type { ArgSpec, TableInfo } from '../../../../engine/contract';
+import { missingNeeds } from '../../form/bucket-hints';
 import { columnsOf, reachableRefs } from '../../form/schema';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf } from '../../form/values';
 import { ChipsInput } from './chips-input';
@@ -94,6 +94,8 @@ export function GroupByInput(p: GroupByInputProps): React.JSX.Element {
 }
 
 export interface HolidaySelectProps {
+  /** Its declaration: what it needs, and the fixes offered. */
+  readonly arg: Pick<ArgSpec, 'name' | 'requires'>;
   readonly id: string;
   readonly value: string;
   readonly onChange: (v: FormValue) => void;
@@ -103,14 +105,10 @@ export interface HolidaySelectProps {
   readonly describedBy: string;
 }
 
-const FIXES: Readonly<Record<'fill' | 'granularityUnit', { value: string; label: string }>> = {
-  fill: { value: 'forward', label: 'fill forward' },
-  granularityUnit: { value: 'day', label: 'granularityUnit day' },
-};
-
-/** The applyHolidayCalendar choice with its needs (fill and granularityUnit) and one-click fixes. */
+/** The holiday calendar choice with its needs and their one-click fixes (its declaration's `requires`). */
 export function HolidaySelect(p: HolidaySelectProps): React.JSX.Element {
-  const missing = holidayMissing(p.values);
+  const missing = missingNeeds(p.arg, p.values);
+  const needs = p.arg.requires;
   const v = p.value.trim();
   const known = v === '' || v === '0b' || v === '1b' || v === '`' || p.exchanges.includes(v);
   return (
@@ -132,15 +130,20 @@ export function HolidaySelect(p: HolidaySelectProps): React.JSX.Element {
       </select>
       {v !== '' && v !== '0b' && (
         <div className="field-msg" data-testid={`${p.id}-hint`}>
-          <span className="muted">drops weekend and holiday day buckets before filling; needs fill and granularityUnit</span>
-          {missing.map((m) => (
-            <div key={m} className="warn-text">
-              ⚠ needs {m}{' '}
-              <button type="button" className="link-button" onClick={() => p.setField(m, FIXES[m].value)}>
-                use {FIXES[m].label}
-              </button>
-            </div>
-          ))}
+          <span className="muted">drops weekend and holiday day buckets before filling{needs ? `; needs ${needs.args.join(' and ')}` : ''}</span>
+          {missing.map((m) => {
+            const fix = needs?.fixes?.[m];
+            return (
+              <div key={m} className="warn-text">
+                ⚠ needs {m}{' '}
+                {fix && (
+                  <button type="button" className="link-button" onClick={() => p.setField(m, fix.value)}>
+                    use {fix.label}
+                  </button>
+                )}
+              </div>
+            );
+          })}
         </div>
       )}
     </div>

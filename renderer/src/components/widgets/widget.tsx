@@ -5,7 +5,7 @@
  */
 import type { ArgSpec, OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../../engine/contract';
 import { defaultText } from '../../../../engine/contract';
-import { granularityHint, type Hint, movingWindowHint, unitHint } from '../../form/bucket-hints';
+import { bucketHint } from '../../form/bucket-hints';
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
 import { isKnownZone } from '../../form/zones';
@@ -70,15 +70,10 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
   }
 }
 
-const HINTS: Readonly<Record<string, (v: FormValues) => Hint | null>> = {
-  granularity: granularityHint,
-  granularityUnit: unitHint,
-  movingWindowSize: movingWindowHint,
-};
-
 /** The widget of one argument, with a note or warning under it when its meaning depends on the form. */
 export function Widget(p: WidgetProps): React.JSX.Element {
-  const hint = HINTS[p.arg.name]?.(p.values) ?? null;
+  // the operation's declaration says which arguments shape buckets
+  const hint = bucketHint(p.op, p.arg.name, p.values);
   if (!hint) return <BaseWidget {...p} />;
   return (
     <div className="field">
@@ -268,7 +263,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
     case 'checkbox':
       return <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
     case 'holiday':
-      return <HolidaySelect id={id} value={text} onChange={onChange} values={values} setField={p.setField} exchanges={p.exchanges ?? []} describedBy={describedBy} />;
+      return <HolidaySelect arg={arg} id={id} value={text} onChange={onChange} values={values} setField={p.setField} exchanges={p.exchanges ?? []} describedBy={describedBy} />;
     case 'scope':
       // The assembly picker: the query is routed to it (sent as scope.assembly when not the default).
       return (

@@ -117,6 +117,14 @@ describe('words for requests and empty results', () => {
     expect(d.generate).toEqual({ dt: '2024-03-07' });
     expect(d.next).toBe('OrderAnalytics rows are written by generateOrderAnalytics from the orders: run it for 2024-03-07, then run this again.');
     expect(d.next).not.toMatch(/widen/i);
+    // OrderAnalytics holds the window's date: the rows are not in this part of it
+    const early = { ...req, args: { ...req.args, startTS: '2024.03.06D00:00:00', endTS: '2024.03.06D00:01:00' } };
+    expect(describeEmpty(early, { startTS: '2024-03-06T00:00:00.000000000', endTS: '2024-03-06T00:01:00.000000000' }, analytics, [], NARROWING, orders).generate).toBeNull();
+    // a filter that may be what emptied the window: loosening it comes first
+    const filtered = { ...req, args: { ...req.args, filter: [['=', 'side', 'Short']] } };
+    const f = describeEmpty(filtered, { startTS: '2024-03-07T00:00:00.000000000', endTS: '2024-03-08T00:00:00.000000000' }, analytics, [], narrowingOf(OPERATIONS.find((o) => o.name === 'getOrderAnalyticSummary')), orders);
+    expect(f.generate).toBeNull();
+    expect(f.next).toMatch(/loosen the filters/);
     // no orders on those dates either: the window is what to change
     const late = { ...req, args: { ...req.args, startTS: '2024.03.20', endTS: '2024.03.21' } };
     const e = describeEmpty(late, { startTS: '2024-03-20T00:00:00.000000000', endTS: '2024-03-21T00:00:00.000000000' }, analytics, [], NARROWING, orders);

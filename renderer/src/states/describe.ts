@@ -118,10 +118,16 @@ export function describeEmpty(req: RequestLike, header: WindowHeader, table: Tab
     const missing = ids.map(text).filter((i) => !known.has(i));
     if (missing.length > 0) hints.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in ${table?.name ?? 'the table'} on any date`);
   }
-  const ordersHold = orders?.firstDate && orders.lastDate && dates.some((d) => d >= orders.firstDate! && d <= orders.lastDate!);
-  if (table?.name === GENERATED_TABLE && ordersHold) {
+  // An empty OrderAnalytics window is generateOrderAnalytics' to fill when nothing but the window chose
+  // the rows (a filter may be what emptied them; the assembly is not a filter) and the table holds no
+  // date of the window while the orders do (when it holds one, the rows are not in this part of it,
+  // and the window is what to change).
+  const holds = (t: TableDates | undefined): t is TableDates & { firstDate: string; lastDate: string } =>
+    !!t?.firstDate && !!t.lastDate && dates.some((d) => d >= t.firstDate! && d <= t.lastDate!);
+  const unfiltered = filters.every(([n]) => n === 'scope');
+  if (table?.name === GENERATED_TABLE && holds(orders) && unfiltered && !holds(table)) {
     // the window is right (the orders are there): the rows are made by generateOrderAnalytics, from them
-    const dt = dates.find((d) => d >= orders.firstDate! && d <= orders.lastDate!) ?? null;
+    const dt = dates.find((d) => d >= orders.firstDate && d <= orders.lastDate) ?? null;
     return {
       window,
       read,

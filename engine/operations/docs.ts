@@ -5,7 +5,7 @@
  */
 import { OPERATIONS } from './index.js';
 import { defaultText } from '../registry/default-text.js';
-import type { ArgSpec, ArgType } from '../registry/types.js';
+import type { ArgSpec, ArgType, OperationSpec } from '../registry/types.js';
 
 const TYPE_TEXT: Record<ArgType, string> = {
   symbol: 'symbol',
@@ -40,7 +40,7 @@ function row(a: ArgSpec): string {
 }
 
 /** The Markdown of docs/arguments.md. */
-export function argumentsMarkdown(): string {
+export function argumentsMarkdown(operations: readonly OperationSpec[] = OPERATIONS): string {
   const out: string[] = [
     '# Arguments of every operation',
     '',
@@ -52,7 +52,7 @@ export function argumentsMarkdown(): string {
     'name is error `ac` 2; a value outside its range `ac` 4; an argument given without one it needs `ac` 15.',
     '',
   ];
-  for (const op of OPERATIONS) {
+  for (const op of operations) {
     out.push(`## ${op.name}`, '');
     out.push(`${op.doc}`, '');
     out.push(`Names: ${op.ipcNames.map((n) => `\`${n}\``).join(', ')}. REST: ${op.restPaths.map((p) => `\`POST ${p}\``).join(', ')}. Scope: \`${op.scope}\`${op.writes ? ' (it stores rows)' : ''}.`, '');

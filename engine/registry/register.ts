@@ -5,15 +5,22 @@
  * beyond its data (its implementation), so this floor knows nothing of the ones above it.
  */
 import { TickscopeError } from '../core/errors.js';
-import { ALL_ARGS, type AnyArgDecl } from './args.js';
-import type { OperationSpec } from './types.js';
-
-const declared = new Map<string, AnyArgDecl>(ALL_ARGS.map((a) => [a.name, a]));
+import { ALL_ARGS } from './args.js';
+import type { ArgSpec, OperationSpec } from './types.js';
 
 export class Registry<Op extends OperationSpec> {
+  private readonly declared: ReadonlyMap<string, ArgSpec>;
   private readonly byNames = new Map<string, Op>();
   private readonly byPaths = new Map<string, Op>();
   private readonly list: Op[] = [];
+
+  /**
+   * `args`: the argument declarations the operations may list (the engine's, `registry/args.ts`; a
+   * test's copy may add one).
+   */
+  constructor(args: readonly ArgSpec[] = ALL_ARGS) {
+    this.declared = new Map(args.map((a) => [a.name, a]));
+  }
 
   /** The operations, in the order they were registered. */
   get all(): readonly Op[] {
@@ -35,7 +42,7 @@ export class Registry<Op extends OperationSpec> {
     for (const a of op.args) {
       if (names.has(a.name)) bad(`argument ${a.name} is declared twice`);
       names.add(a.name);
-      const d = declared.get(a.name);
+      const d = this.declared.get(a.name);
       if (!d || d.type !== a.type) bad(`argument ${a.name} (${a.type}) is not one of the declared arguments${d ? ` (declared as ${d.type})` : ''}`);
       if (a.range && a.type !== 'integer') bad(`argument ${a.name} has a range but is not an integer`);
     }

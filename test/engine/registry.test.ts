@@ -11,6 +11,8 @@ import { TickscopeError } from '../../engine/core/errors.js';
 import { decodeArgs } from '../../engine/registry/decode.js';
 import { argumentsMarkdown } from '../../engine/operations/docs.js';
 import { OPERATIONS, operationByName, operationByRestPath } from '../../engine/operations/index.js';
+import { specOf } from '../../engine/operations/operation.js';
+import { ALL_ARGS } from '../../engine/registry/args.js';
 import { Registry } from '../../engine/registry/register.js';
 import type { ArgSpec, OperationSpec } from '../../engine/registry/types.js';
 import { ArgFormView } from '../../renderer/src/components/arg-form.js';
@@ -142,6 +144,42 @@ describe('registry conformance', () => {
     walk('engine');
     const allowed = (p: string): boolean => p.startsWith(join('engine', 'operations')) || p.startsWith(join('engine', 'registry', 'types.ts'));
     expect(offenders.filter((o) => !allowed(o))).toEqual([]);
+  });
+
+  it('takes a new argument from its declaration alone: decoded, checked, in the form and in the docs', () => {
+    // a throwaway argument added to a copy of getStats, in a registry of its own
+    const bucketOffset: ArgSpec = {
+      name: 'bucketOffset', type: 'integer', required: false, default: 0, widget: 'number', example: '5',
+      range: { min: 0, max: 59, problem: 'is out of range', expected: 'an integer from 0 to 59' },
+      requires: { args: ['granularityUnit'], why: '(it shifts the buckets)' },
+      doc: 'Shifts the start of every bucket by this many units.',
+    };
+    const getStats = operationByName('getStats');
+    const copy: OperationSpec = { ...specOf(getStats), args: [...getStats.args, bucketOffset] };
+    expect(() => new Registry<OperationSpec>().register(copy)).toThrow('operation getStats: argument bucketOffset (integer) is not one of the declared arguments');
+    new Registry<OperationSpec>([...ALL_ARGS, bucketOffset]).register(copy);
+    // decoded, with its default when not given
+    expect(decodeArgs(copy, { table: 'Trade', granularityUnit: 'minute', bucketOffset: '5' }).value('bucketOffset')).toBe(5);
+    expect(decodeArgs(copy, { table: 'Trade', granularityUnit: 'minute' }).value('bucketOffset')).toBe(0);
+    // checked: its range and what it needs
+    const err = (args: Record<string, unknown>): string => {
+      try {
+        decodeArgs(copy, { table: 'Trade', ...args });
+      } catch (e) {
+        return `${(e as TickscopeError).ac} ${(e as Error).message}`;
+      }
+      return 'accepted';
+    };
+    expect(err({ granularityUnit: 'minute', bucketOffset: 60 })).toBe('4 bucketOffset: 60 is out of range; expected an integer from 0 to 59');
+    expect(err({ bucketOffset: 5 })).toBe('15 bucketOffset: needs granularityUnit (it shifts the buckets)');
+    // in the form, its tooltip saying its default, range and needs
+    const html = form(copy as (typeof OPERATIONS)[number]);
+    expect(html).toContain('data-testid="arg-bucketOffset"');
+    expect(html).toContain('bucketOffset: Shifts the start of every bucket by this many units. Default 0. From 0 to 59. Needs granularityUnit (it shifts the buckets).');
+    // in the generated reference
+    expect(argumentsMarkdown([copy])).toContain(
+      '| `bucketOffset` | integer | no | `0` | Shifts the start of every bucket by this many units. From 0 to 59. Needs `granularityUnit` (it shifts the buckets). | `"5"` |',
+    );
   });
 
   it('checks what the declaration states: ranges, and the arguments an argument needs', () => {

@@ -4,7 +4,7 @@
  * the committed file differs.
  */
 import { OPERATIONS } from './index.js';
-import { defaultText } from '../registry/default-text.js';
+import { defaultText, needsText, rangeText } from '../registry/default-text.js';
 import type { ArgSpec, ArgType, OperationSpec } from '../registry/types.js';
 
 const TYPE_TEXT: Record<ArgType, string> = {
@@ -33,9 +33,8 @@ function shownDefault(a: ArgSpec): string {
 
 function row(a: ArgSpec): string {
   const allowed = a.allowed ? ` One of: ${a.allowed.join(', ')}.` : '';
-  const r = a.range;
-  const range = r ? ` ${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.` : '';
-  const needs = a.requires ? ` Needs ${a.requires.args.map((n) => `\`${n}\``).join(' and ')} ${a.requires.why}.` : '';
+  const range = a.range ? ` ${rangeText(a)}` : '';
+  const needs = a.requires ? ` ${needsText(a, (n) => `\`${n}\``)}` : '';
   return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${shownDefault(a)} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)} | \`${cell(JSON.stringify(a.example))}\` |`;
 }
 

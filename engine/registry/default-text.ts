@@ -10,3 +10,15 @@ export function defaultText(arg: Pick<ArgSpec, 'default' | 'otherwise'>): string
   if (arg.default !== undefined) return String(arg.default);
   return arg.otherwise ?? null;
 }
+
+/** An integer's declared range in words ("From 0 to 15."), or '' when it has none. */
+export function rangeText(arg: Pick<ArgSpec, 'range'>): string {
+  const r = arg.range;
+  if (!r) return '';
+  return `${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.`;
+}
+
+/** What an argument needs, in words ("Needs fill and granularityUnit (why)."), names shown by `name`; '' when nothing. */
+export function needsText(arg: Pick<ArgSpec, 'requires'>, name: (n: string) => string = (n) => n): string {
+  return arg.requires ? `Needs ${arg.requires.args.map(name).join(' and ')} ${arg.requires.why}.` : '';
+}

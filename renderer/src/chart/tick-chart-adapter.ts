@@ -27,7 +27,6 @@ const VOLUME_COLOUR = 'rgba(120, 144, 156, 0.55)';
 export interface TickPlot {
   /** The plot's identity: result, columns, instrument and zone. */
   readonly key: string;
-  readonly resultId: string;
   readonly seq: Int32Array;
   readonly value: Float64Array;
   readonly volume: Float64Array | null;
@@ -109,7 +108,7 @@ export class TickChartAdapter {
           p.volume.setData(Array.from(seq, (s, i) => (isClipped(vs, volume[i]!) ? { time: s, value: drawnValue(vs, volume[i]!), color: clipped } : { time: s, value: volume[i]! })));
         }
         p.chart.timeScale().fitContent();
-        this.listener.plotted({ key, resultId: w.resultId, seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true', scale });
+        this.listener.plotted({ key, seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true', scale });
       })
       .catch((e: unknown) => {
         if (this.key === key) this.listener.failed((e as Error).message);

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
-import { defaultText } from '../../../engine/contract';
+import { defaultText, needsText, rangeText } from '../../../engine/contract';
 import { copyText } from '../clipboard';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
 import { unknownValues } from '../form/form-check';
@@ -41,10 +41,8 @@ function ArgName({ name }: { readonly name: string }): React.JSX.Element {
 
 /** An argument's tooltip: its doc, default, range and the arguments it needs, all from its declaration. */
 export function argTitle(arg: WidgetProps['arg']): string {
-  const r = arg.range;
-  const range = r ? ` ${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.` : '';
-  const needs = arg.requires ? ` Needs ${arg.requires.args.join(' and ')} ${arg.requires.why}.` : '';
-  return `${arg.name}: ${arg.doc}${defaultText(arg) !== null ? ` Default ${defaultText(arg)}.` : ''}${range}${needs}`;
+  const dflt = defaultText(arg);
+  return [`${arg.name}: ${arg.doc}`, dflt !== null ? `Default ${dflt}.` : '', rangeText(arg), needsText(arg)].filter(Boolean).join(' ');
 }
 
 function ArgRow(props: WidgetProps & { readonly mark?: string | undefined }): React.JSX.Element {

@@ -6,21 +6,8 @@
 import { useEffect, useState } from 'react';
 import { backend } from '../../backend';
 import { useStore } from '../../store/store';
-import { type FormValues, textOf } from '../../form/values';
-
-/** The form's window of New events as getStats arguments on strikeTime, or null when incomplete. */
-export function generateWindow(values: FormValues): { startTS: string; endTS: string } | null {
-  const dt = textOf(values['dt']).trim();
-  if (dt) {
-    const m = /^(\d{4})[.-](\d{2})[.-](\d{2})$/.exec(dt);
-    if (!m) return null;
-    const next = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1)).toISOString().slice(0, 10).replace(/-/g, '.');
-    return { startTS: `${m[1]}.${m[2]}.${m[3]}`, endTS: next };
-  }
-  const s = textOf(values['startTS']).trim();
-  const e = textOf(values['endTS']).trim();
-  return s && e ? { startTS: s, endTS: e } : null;
-}
+import { type FormValues } from '../../form/values';
+import { formWindow as generateWindow } from '../../form/window';
 
 const NO_VALUES: FormValues = {};
 

@@ -10,6 +10,7 @@ import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema
 import { windowProblem } from '../../form/time-text';
 import { isKnownZone } from '../../form/zones';
 import { idProblem } from '../../states/describe';
+import { formWindow } from '../../form/window';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf, textOf } from '../../form/values';
 import { AggEditor } from './agg-editor';
 import { ChipsInput } from './chips-input';
@@ -87,12 +88,8 @@ export function Widget(p: WidgetProps): React.JSX.Element {
 
 /** The form's window as typed (startTS, endTS; or dt and the day after), for the zones' offsets over it. */
 function windowTexts(values: FormValues): readonly [string, string] {
-  const dt = /^(\d{4})[.-](\d{2})[.-](\d{2})$/.exec(textOf(values['dt']).trim());
-  if (dt) {
-    const next = new Date(Date.UTC(Number(dt[1]), Number(dt[2]) - 1, Number(dt[3]) + 1)).toISOString().slice(0, 10).replace(/-/g, '.');
-    return [`${dt[1]}.${dt[2]}.${dt[3]}`, next];
-  }
-  return [textOf(values['startTS']), textOf(values['endTS'])];
+  const w = formWindow(values);
+  return w ? [w.startTS, w.endTS] : [textOf(values['startTS']), textOf(values['endTS'])];
 }
 
 function BaseWidget(p: WidgetProps): React.JSX.Element {

@@ -10,6 +10,11 @@ export type { ArgSpec, ArgType, BucketArgs, OperationName, OperationSpec, QReply
 export type { ColumnType } from './core/column-type.js';
 export { AGG_OPERATORS, type OperatorDecl, type OperatorFamily } from './registry/agg-operators.js';
 export { defaultText, needsText, rangeText } from './registry/default-text.js';
+/**
+ * Every argument's declaration, as data: code outside an operation's module that needs an argument
+ * reads it through its declaration (`ARG.startTS.name`), never by a name written out.
+ */
+export * as ARG from './registry/args.js';
 
 /** The response envelope's header (SPEC 7). */
 export interface Header {

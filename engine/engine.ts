@@ -8,13 +8,20 @@ import { checkSummaryFunctions } from './orders/summary.js';
 import type { QueryResult } from './ops/result.js';
 import { runSplittable } from './parallel/split.js';
 import { decodeArgs } from './registry/decode.js';
-import { operationByName } from './operations/index.js';
+import { OPERATION_REGISTRY } from './operations/index.js';
+import type { Operation } from './operations/operation.js';
+import { scope } from './registry/args.js';
+import type { Registry } from './registry/register.js';
 import { Database } from './storage/database.js';
 
 export class Engine {
   private readonly byName: ReadonlyMap<string, Database>;
 
-  constructor(readonly databases: readonly Database[]) {
+  constructor(
+    readonly databases: readonly Database[],
+    /** The operations it dispatches to (the four of INTERFACE 4; a test may give a registry of its own). */
+    private readonly operations: Registry<Operation> = OPERATION_REGISTRY,
+  ) {
     if (databases.length === 0) throw new TickscopeError('badDatabase', 'no database mounted; give --db DIR');
     const byName = new Map<string, Database>();
     for (const db of databases) {
@@ -28,8 +35,8 @@ export class Engine {
   }
 
   /** Opens database folders (each an assembly named by its folder). */
-  static open(dirs: readonly string[]): Engine {
-    return new Engine(dirs.map((d) => Database.open(d)));
+  static open(dirs: readonly string[], operations: Registry<Operation> = OPERATION_REGISTRY): Engine {
+    return new Engine(dirs.map((d) => Database.open(d)), operations);
   }
 
   /** The default assembly (the first mounted). */
@@ -38,26 +45,26 @@ export class Engine {
   }
 
   /** The assembly a scope names; an unknown name is an error listing the mounted ones. */
-  assembly(scope: Record<string, unknown> | undefined): Database {
-    if (!scope) return this.defaultDatabase;
-    for (const key of Object.keys(scope)) {
-      if (key !== 'assembly') throw argError('badValue', 'scope', scope, `has key ${JSON.stringify(key)}`, 'an object with the key "assembly" only');
+  assembly(given: Record<string, unknown> | undefined): Database {
+    if (!given) return this.defaultDatabase;
+    for (const key of Object.keys(given)) {
+      if (key !== 'assembly') throw argError('badValue', scope.name, given, `has key ${JSON.stringify(key)}`, 'an object with the key "assembly" only');
     }
-    const name = scope['assembly'];
+    const name = given['assembly'];
     if (name === undefined || name === '') return this.defaultDatabase;
-    if (typeof name !== 'string') throw argError('badValue', 'scope', scope, 'has a non-string assembly', '{"assembly": "<name>"}');
+    if (typeof name !== 'string') throw argError('badValue', scope.name, given, 'has a non-string assembly', '{"assembly": "<name>"}');
     const db = this.byName.get(name);
     if (!db) {
-      throw argError('unknownAssembly', 'scope.assembly', name, 'is not a mounted assembly', `one of ${[...this.byName.keys()].join(', ')}`);
+      throw argError('unknownAssembly', `${scope.name}.assembly`, name, 'is not a mounted assembly', `one of ${[...this.byName.keys()].join(', ')}`);
     }
     return db;
   }
 
   /** Decodes, validates and runs an operation by any of its accepted names. */
   call(operation: string, rawArgs: unknown): QueryResult {
-    const op = operationByName(operation);
+    const op = this.operations.byName(operation);
     const args = decodeArgs(op, rawArgs);
-    const db = this.assembly(args.get('scope'));
+    const db = this.assembly(args.get(scope.name));
     // on the executor, a large call of an operation that splits runs across its idle workers (parallel/split.ts)
     const result = db.read(() => runSplittable(db, op.name, rawArgs, args, (d, a) => op.run(d, a)));
     // every operation's output within the limits, however its rows were made (SPEC 10)

@@ -108,7 +108,7 @@ export class OwnIssuer implements TokenVerifier {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: this.issuer, audience: this.audience, requiredClaims: ['exp', 'sub'] });
       checkIssuedAt(payload);
-      return { subject: payload.sub!, scopes: scopesOf(payload['scope']) };
+      return { subject: payload.sub!, scopes: scopesOf(payload['scope']) }; // not an argument: the token's OAuth2 claim
     } catch (e) {
       throw e instanceof TickscopeError ? e : rejected(e);
     }

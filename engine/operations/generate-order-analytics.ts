@@ -5,9 +5,9 @@
 import { dt, endTS, filter, idList, instrumentBatchSz, regenExistingIDs, scope, startTS, table, withoutDefault } from '../registry/args.js';
 import type { ArgSpec } from '../registry/types.js';
 import { generateOrderAnalytics } from '../orders/generate.js';
-import type { Operation } from './operation.js';
+import type { OperationOf } from './operation.js';
 
-export const GENERATE_ARGS: readonly ArgSpec[] = [
+export const GENERATE_ARGS = [
   { ...table, example: 'Order', doc: 'The table of orders and their events to analyse (Order).' },
   dt,
   { ...withoutDefault(startTS), doc: 'Start (UTC) of the window of New order events (instead of dt).' },
@@ -15,9 +15,9 @@ export const GENERATE_ARGS: readonly ArgSpec[] = [
   { ...idList, doc: 'Instruments whose orders to analyse (default all).' },
   { ...filter, example: [['=', 'side', 'Buy']], doc: 'Conditions on the orders\u2019 New events (Order columns), as in getTicks.' },
   scope, regenExistingIDs, instrumentBatchSz,
-];
+] as const satisfies readonly ArgSpec[];
 
-export const generateOrderAnalyticsOperation: Operation = {
+export const generateOrderAnalyticsOperation: OperationOf<typeof GENERATE_ARGS> = {
   name: 'generateOrderAnalytics',
   ipcNames: ['.fsi.eqea.generateOrderAnalytics', 'generateOrderAnalytics'],
   restPaths: ['/servicegateway/fsi/eqea/generateOrderAnalytics'],

@@ -5,9 +5,9 @@
 import { agg, endTS, fill, filter, groupBy, inputTZ, outputTZ, scope, slice, sortCols, startTS, summaryFunctions, table, temporality } from '../registry/args.js';
 import type { ArgSpec } from '../registry/types.js';
 import { getOrderAnalyticSummary } from '../orders/summary.js';
-import type { Operation } from './operation.js';
+import type { OperationOf } from './operation.js';
 
-export const SUMMARY_ARGS: readonly ArgSpec[] = [
+export const SUMMARY_ARGS = [
   { ...table, example: 'OrderAnalytics', doc: 'The order analytics table to summarise (OrderAnalytics).' },
   { ...startTS, doc: 'Inclusive start of the window on strikeTime.' },
   { ...endTS, doc: 'Exclusive end of the window on strikeTime.' },
@@ -20,9 +20,9 @@ export const SUMMARY_ARGS: readonly ArgSpec[] = [
   { ...agg, doc: 'More aggregations over OrderAnalytics columns, after the summary columns: {"name": tree}, [tree, ...] or [[name, op, column], ...].' },
   { ...groupBy, example: ['algoStrategy'], doc: 'Columns to group by (default instrumentID; several allowed; [] for one row).' },
   summaryFunctions, scope, inputTZ, outputTZ,
-];
+] as const satisfies readonly ArgSpec[];
 
-export const getOrderAnalyticSummaryOperation: Operation = {
+export const getOrderAnalyticSummaryOperation: OperationOf<typeof SUMMARY_ARGS> = {
   name: 'getOrderAnalyticSummary',
   ipcNames: ['getOrderAnalyticSummary', '.fsi.getOrderAnalyticSummary', '.fsi.eqea.getOrderAnalyticSummary'],
   restPaths: ['/servicegateway/fsi/getOrderAnalyticSummary', '/servicegateway/fsi/eqea/getOrderAnalyticSummary'],

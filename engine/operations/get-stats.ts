@@ -2,14 +2,14 @@
  * getStats: its whole declaration (names, REST paths, scope, arguments, how it splits, what a remote
  * result carries, its view and starting form) and its implementation. Aggregates (INTERFACE 4.2, SPEC 5).
  */
-import { agg, analytics, applyHolidayCalendar, granularity, granularityUnit, groupBy, movingWindowSize } from '../registry/args.js';
+import { agg, analytics, omitArgs, applyHolidayCalendar, granularity, granularityUnit, groupBy, movingWindowSize } from '../registry/args.js';
 import type { ArgSpec } from '../registry/types.js';
 import { getStats } from '../ops/get-stats.js';
 import { GETTICKS_ARGS } from './get-ticks.js';
-import type { Operation } from './operation.js';
+import type { OperationOf } from './operation.js';
 
-export const GETSTATS_ARGS: readonly ArgSpec[] = [
-  ...GETTICKS_ARGS.filter((a) => a.name !== 'applyCanCor' && a.name !== 'columns').map((a) =>
+export const GETSTATS_ARGS = [
+  ...omitArgs(GETTICKS_ARGS, 'applyCanCor', 'columns').map((a) =>
   a.name === 'fill'
     ? {
         ...a,
@@ -18,9 +18,9 @@ export const GETSTATS_ARGS: readonly ArgSpec[] = [
     : a,
   ),
   analytics, agg, groupBy, granularity, granularityUnit, movingWindowSize, applyHolidayCalendar,
-];
+] as const satisfies readonly ArgSpec[];
 
-export const getStatsOperation: Operation = {
+export const getStatsOperation: OperationOf<typeof GETSTATS_ARGS> = {
   name: 'getStats',
   ipcNames: ['.fsi.getStats', 'getStats'],
   restPaths: ['/servicegateway/fsi/getStats'],

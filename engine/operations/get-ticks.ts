@@ -5,14 +5,14 @@
 import { applyCanCor, columns, decPlaces, endTS, fill, filter, filterRule, idCol, idList, idMapping, inputTZ, orderbook, outputTZ, ref, refFilter, scope, slice, sortCols, startTS, table, temporality, timeCol } from '../registry/args.js';
 import type { ArgSpec } from '../registry/types.js';
 import { getTicks } from '../ops/get-ticks.js';
-import type { Operation } from './operation.js';
+import type { OperationOf } from './operation.js';
 
-export const GETTICKS_ARGS: readonly ArgSpec[] = [
+export const GETTICKS_ARGS = [
   table, startTS, endTS, columns, idList, idCol, filter, fill, temporality, slice, sortCols, applyCanCor, inputTZ,
   outputTZ, idMapping, filterRule, timeCol, orderbook, decPlaces, ref, refFilter, scope,
-];
+] as const satisfies readonly ArgSpec[];
 
-export const getTicksOperation: Operation = {
+export const getTicksOperation: OperationOf<typeof GETTICKS_ARGS> = {
   name: 'getTicks',
   ipcNames: ['.fsi.getTicks', 'getTicks'],
   restPaths: ['/servicegateway/fsi/getTicks'],

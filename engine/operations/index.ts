@@ -15,6 +15,9 @@ import { type Operation, specOf } from './operation.js';
 const registry = new Registry<Operation>();
 for (const op of [getTicksOperation, getStatsOperation, getOrderAnalyticSummaryOperation, generateOrderAnalyticsOperation]) registry.register(op);
 
+/** The registry of the four operations (an Engine dispatches through it unless given another). */
+export const OPERATION_REGISTRY: Registry<Operation> = registry;
+
 /** The four operations, as data (no implementation): what getMeta and the app receive. */
 export const OPERATIONS: readonly OperationSpec[] = registry.all.map(specOf);
 

@@ -10,13 +10,14 @@ import { currentShard } from '../core/query-hooks.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import type * as ARG from '../registry/args.js';
+import type { ArgsFor } from '../registry/decode.js';
 import type { ParseTree } from '../storage/config.js';
 import type { Database } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
 import type { QueryResult } from './result.js';
 import { roundFloats } from './round.js';
-import { queryBase } from './select/query.js';
+import { queryBase, type SelectArg } from './select/query.js';
 import { selectRows } from './select/select.js';
 import { sortTable } from './sort.js';
 import { aggTrees } from './stats/agg-spec.js';
@@ -29,7 +30,7 @@ import { type FillMode, fillTable } from './ticks/fill.js';
 import { namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
 
-function holidayMode(args: DecodedArgs): HolidayMode | undefined {
+function holidayMode(args: ArgsFor<typeof ARG.applyHolidayCalendar>): HolidayMode | undefined {
   const v = args.get('applyHolidayCalendar');
   if (v === undefined || v === false) return undefined;
   if (v === true) return { kind: 'perGroup' };
@@ -37,7 +38,7 @@ function holidayMode(args: DecodedArgs): HolidayMode | undefined {
 }
 
 /** Runs getStats against one database (its transient arrays in the query arena). */
-export function getStats(db: Database, args: DecodedArgs): QueryResult {
+export function getStats(db: Database, args: ArgsFor<StatsArg | typeof ARG.analytics | typeof ARG.fill>): QueryResult {
   return queryArena.scoped(() =>
     runStats(db, args, {
       leading: (t) => resolveAnalytics(args.get('analytics') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' })),
@@ -46,6 +47,11 @@ export function getStats(db: Database, args: DecodedArgs): QueryResult {
     }),
   );
 }
+
+/** The arguments getStats's selection, grouping, buckets and evaluation read. */
+export type StatsArg =
+  | SelectArg | typeof ARG.agg | typeof ARG.groupBy | typeof ARG.granularity | typeof ARG.granularityUnit | typeof ARG.movingWindowSize
+  | typeof ARG.applyHolidayCalendar | typeof ARG.sortCols | typeof ARG.decPlaces;
 
 /** What an operation built on getStats's grouping and evaluation brings of its own. */
 export interface StatsSpec {
@@ -63,7 +69,7 @@ export interface StatsSpec {
  * Selection, grouping, buckets and tree evaluation of getStats over a table; getStats and
  * getOrderAnalyticSummary differ only in their leading outputs and fill (call inside a query arena).
  */
-export function runStats(db: Database, args: DecodedArgs, spec: StatsSpec): QueryResult {
+export function runStats(db: Database, args: ArgsFor<StatsArg>, spec: StatsSpec): QueryResult {
   const { t, inputTZ, outputTZ, window, idList, timeColumn, slice, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
 
   // What may be referenced: the table's columns and the joined reference columns (as joinRefs names them).

@@ -5,14 +5,15 @@
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
 import { currentShard } from '../core/query-hooks.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import type * as ARG from '../registry/args.js';
+import type { ArgsFor } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
 import type { QueryResult } from './result.js';
 import { roundFloats } from './round.js';
 import { checkColumn, gatherColumns } from './select/args.js';
 import { CanCor } from './select/cancor.js';
-import { queryBase } from './select/query.js';
+import { queryBase, type SelectArg } from './select/query.js';
 import { selectRows } from './select/select.js';
 import { sortTable } from './sort.js';
 import { type FillMode, fillTable } from './ticks/fill.js';
@@ -22,7 +23,7 @@ import { dictOf } from '../core/dict.js';
 import { gatherIntoOutput, writtenColumns, writtenDicts } from '../parallel/shared-output.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
-export function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
+export function outputColumns(t: TableSchema, args: ArgsFor<typeof ARG.columns>): string[] {
   const chosen = args.get('columns');
   if (!chosen) return t.columns.map((c) => c.name);
   for (const c of chosen) checkColumn(t, 'columns', c);
@@ -31,12 +32,15 @@ export function outputColumns(t: TableSchema, args: DecodedArgs): string[] {
 }
 
 
+/** The arguments getTicks reads. */
+type TicksArgs = ArgsFor<SelectArg | typeof ARG.columns | typeof ARG.applyCanCor | typeof ARG.fill | typeof ARG.decPlaces | typeof ARG.sortCols>;
+
 /** Runs getTicks against one database (its transient arrays in the query arena). */
-export function getTicks(db: Database, args: DecodedArgs): QueryResult {
+export function getTicks(db: Database, args: TicksArgs): QueryResult {
   return queryArena.scoped(() => runGetTicks(db, args));
 }
 
-function runGetTicks(db: Database, args: DecodedArgs): QueryResult {
+function runGetTicks(db: Database, args: TicksArgs): QueryResult {
   const { t, outputTZ, window, timeColumn, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
   const requested = outputColumns(t, args);
   const canCor = args.get('applyCanCor') ? CanCor.load(db, t) : undefined;

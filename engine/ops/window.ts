@@ -2,7 +2,8 @@
 import { TickscopeError, argError } from '../core/errors.js';
 import { NEG_INF_TS, POS_INF_TS, partitionKey, type TimestampLiteral } from '../core/time.js';
 import { isKnownZone, localToInstant } from '../core/tz.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import type * as ARG from '../registry/args.js';
+import type { ArgsFor } from '../registry/decode.js';
 
 /** The instant of a timestamp literal, local forms read in `zone`. */
 export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
@@ -10,7 +11,7 @@ export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
 }
 
 /** A zone argument, checked; its default is UTC. */
-export function zoneArg(args: DecodedArgs, name: 'inputTZ' | 'outputTZ'): string {
+export function zoneArg(args: ArgsFor<typeof ARG.inputTZ | typeof ARG.outputTZ>, name: typeof ARG.inputTZ.name | typeof ARG.outputTZ.name): string {
   const zone = args.must(name);
   if (!isKnownZone(zone)) {
     throw argError('unknownTimeZone', name, zone, 'is not a known time zone', 'an IANA zone name such as America/New_York, Europe/London or UTC');
@@ -24,7 +25,7 @@ export interface Window {
 }
 
 /** startTS and endTS resolved in inputTZ; start must be before end (ac 23, as the reference service). */
-export function windowArg(args: DecodedArgs, inputTZ: string): Window {
+export function windowArg(args: ArgsFor<typeof ARG.startTS | typeof ARG.endTS>, inputTZ: string): Window {
   const s = args.get('startTS');
   const e = args.get('endTS');
   const start = s ? resolveTimestamp(s, inputTZ) : NEG_INF_TS;

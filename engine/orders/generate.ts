@@ -28,7 +28,8 @@ import { selectRows } from '../ops/select/select.js';
 import { sortTable } from '../ops/sort.js';
 import { shardsOf } from '../parallel/split.js';
 import { resolveTimestamp, type Window } from '../ops/window.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import type * as ARG from '../registry/args.js';
+import type { ArgsFor } from '../registry/decode.js';
 import { loadAll, loadForRewrite } from '../storage/append.js';
 import type { Changes, Database, Partition } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
@@ -41,7 +42,7 @@ const NS_PER_S = 1_000_000_000n;
 const MAX_PARTS = 8;
 
 /** The window of New events: dt (a UTC day) or startTS and endTS, exactly one of the two forms. */
-export function generateWindow(args: DecodedArgs): Window {
+export function generateWindow(args: ArgsFor<typeof ARG.dt | typeof ARG.startTS | typeof ARG.endTS>): Window {
   const dt = args.get('dt');
   const s = args.get('startTS');
   const e = args.get('endTS');
@@ -66,8 +67,13 @@ export function generateWindow(args: DecodedArgs): Window {
   return { start, end };
 }
 
+/** The arguments generateOrderAnalytics reads. */
+type GenerateArgs = ArgsFor<
+  typeof ARG.table | typeof ARG.dt | typeof ARG.startTS | typeof ARG.endTS | typeof ARG.idList | typeof ARG.filter | typeof ARG.regenExistingIDs | typeof ARG.instrumentBatchSz
+>;
+
 /** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
-export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryResult {
+export function generateOrderAnalytics(db: Database, args: GenerateArgs): QueryResult {
   const window = generateWindow(args);
   const sourceName = args.must('table');
   const source = db.table(sourceName);
@@ -91,7 +97,7 @@ export function generateOrderAnalytics(db: Database, args: DecodedArgs): QueryRe
 }
 
 /** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
-function computeRows(db: Database, source: TableSchema, args: DecodedArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
+function computeRows(db: Database, source: TableSchema, args: GenerateArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
   const ids = args.get('idList');
   // a whole call on the executor hands instrument ranges to idle workers first, so every part reads
   // and computes at once, each only its instruments' events and market data
@@ -144,7 +150,7 @@ function computeRows(db: Database, source: TableSchema, args: DecodedArgs, windo
 function splitAcrossWorkers(
   db: Database,
   source: TableSchema,
-  args: DecodedArgs,
+  args: GenerateArgs,
   window: Window,
   ids: readonly string[] | undefined,
 ): { own: Shard; others: () => Table[] } | null {

@@ -11,7 +11,7 @@ import { dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay, weekday } from '../core/time.js';
-import { runStats } from '../ops/get-stats.js';
+import { runStats, type StatsArg } from '../ops/get-stats.js';
 import { valueKey } from '../ops/stats/stream.js';
 import type { QueryResult } from '../ops/result.js';
 import { sortTable } from '../ops/sort.js';
@@ -21,7 +21,8 @@ import { aggTrees } from '../ops/stats/agg-spec.js';
 import { checkTree } from '../ops/stats/tree.js';
 import { vecToColumn } from '../ops/stats/vectors.js';
 import { type FillMode, fillTable } from '../ops/ticks/fill.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import type * as ARG from '../registry/args.js';
+import type { ArgsFor } from '../registry/decode.js';
 import type { Config } from '../storage/config.js';
 import type { Database } from '../storage/database.js';
 import type { Schema, TableSchema } from '../storage/schema.js';
@@ -29,7 +30,7 @@ import type { Schema, TableSchema } from '../storage/schema.js';
 const DATE_COLUMN = 'tradeDate';
 
 /** The summary functions a call asks for: the configured defaults when omitted, null or [""]. */
-export function summaryNames(args: DecodedArgs, config: Config): string[] {
+export function summaryNames(args: ArgsFor<typeof ARG.summaryFunctions>, config: Config): string[] {
   const asked = args.get('summaryFunctions');
   if (!asked || asked.length === 0 || asked.every((n) => n === '')) return [...config.defaultSummaryFunctions];
   for (const name of asked) {
@@ -59,8 +60,14 @@ export function checkSummaryFunctions(schema: Schema, config: Config, where: str
   }
 }
 
+/** The arguments the summary takes and reads (its window, groups and filter as getStats reads them). */
+type SummaryArgs = ArgsFor<
+  | typeof ARG.summaryFunctions | typeof ARG.fill | typeof ARG.agg | typeof ARG.table | typeof ARG.startTS | typeof ARG.endTS | typeof ARG.filter
+  | typeof ARG.temporality | typeof ARG.slice | typeof ARG.sortCols | typeof ARG.groupBy | typeof ARG.inputTZ | typeof ARG.outputTZ
+>;
+
 /** Runs getOrderAnalyticSummary against one database. */
-export function getOrderAnalyticSummary(db: Database, args: DecodedArgs): QueryResult {
+export function getOrderAnalyticSummary(db: Database, args: SummaryArgs): QueryResult {
   const names = summaryNames(args, db.config);
   const fill = args.get('fill') as FillMode | undefined;
   // every output's tree, for the values of a racked date without orders
@@ -69,7 +76,8 @@ export function getOrderAnalyticSummary(db: Database, args: DecodedArgs): QueryR
     ...(args.has('agg') ? aggTrees(args.get('agg')) : []).map((a) => [a.name, a.tree] as const),
   ]);
   return queryArena.scoped(() =>
-    runStats(db, args, {
+    // getStats's machinery reads arguments the summary does not take (buckets, idList...): not given
+    runStats(db, args.widen<StatsArg>(), {
       leading: (t) => {
         const columns = new Set(t.columns.map((c) => c.name));
         return names.map((name) => {

@@ -28,13 +28,14 @@ import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
 import type { QueryResult } from '../ops/result.js';
 import { outputColumns } from '../ops/get-ticks.js';
-import { queryBase } from '../ops/select/query.js';
+import { queryBase, type SelectArg } from '../ops/select/query.js';
 import { instantRanges } from '../ops/select/select.js';
 import { hiOf, loOf, lowerBound, lowerBoundIn } from '../ops/select/scan.js';
 import { roundFloats } from '../ops/round.js';
 import { sortTable } from '../ops/sort.js';
 import { fillForwardSeams } from '../ops/ticks/fill.js';
-import type { DecodedArgs } from '../registry/decode.js';
+import { applyCanCor, columns as columnsArg, decPlaces as decPlacesArg, fill as fillArg, groupBy as groupByArg, idCol, sortCols as sortColsArg } from '../registry/args.js';
+import type { ArgsFor, DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf } from '../storage/schema.js';
 import { allocateOutput, sharedColumns } from './shared-output.js';
@@ -64,8 +65,11 @@ type SplitPlan =
       readonly columns: ReadonlyArray<{ readonly name: string; readonly type: ColumnType }>;
     };
 
+/** The arguments the split planner reads: the selection's, and those that decide whether the parts' rows can be merged. */
+type SplitArgs = ArgsFor<SelectArg | typeof applyCanCor | typeof columnsArg | typeof fillArg | typeof groupByArg | typeof sortColsArg | typeof decPlacesArg>;
+
 /** How a query splits, or null when it runs whole. */
-function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | null {
+function splitPlan(db: Database, op: string, args: SplitArgs): SplitPlan | null {
   const how = args.op.split; // the operation's declaration says whether and how it splits
   if (how === null) return null;
   let base: ReturnType<typeof queryBase>;
@@ -76,7 +80,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   }
   const { t, window, idList, timeColumn, orderbook, refs } = base;
   if (t.kind !== 'partitioned' || !t.timeColumn || columnOf(t, t.idColumn)?.type !== 'symbol') return null;
-  if ((args.get('idCol') ?? t.idColumn) !== t.idColumn || args.get('applyCanCor')) return null;
+  if ((args.get(idCol.name) ?? t.idColumn) !== t.idColumn || args.get(applyCanCor.name)) return null;
   // whole partitions the window touches (with timeCol's buffer)
   const pad = timeColumn && timeColumn !== t.timeColumn ? db.config.timeColBuffer : 0n;
   const lo = window.start <= NEG_INF_TS + pad ? '' : partitionKey(window.start - pad);
@@ -84,8 +88,8 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
   const keys = db.partitionKeys(t.name).filter((k) => k >= lo && k <= hi);
   if (how === 'time') {
     // by time ranges: the parts' rows follow one another, so merging them is appending
-    const fill = args.get('fill');
-    const columns = args.get('columns');
+    const fill = args.get(fillArg.name);
+    const columns = args.get(columnsArg.name);
     if (orderbook || (timeColumn && timeColumn !== t.timeColumn)) return null;
     // Without a fill, the result of a window within one partition is a row index over the stored
     // columns (nothing copied), which parts could not share: it runs whole (below). Over several
@@ -140,7 +144,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     const resultColumns = names.map((name) => ({ name, type: columnOf(t, name)!.type }));
     return { by: 'time', runs, rows, window, refill, idColumn: t.idColumn, columns: resultColumns };
   }
-  const groupBy = args.get('groupBy') ?? [t.idColumn];
+  const groupBy = args.get(groupByArg.name) ?? [t.idColumn];
   if (groupBy[0] !== t.idColumn) return null;
   // rows per identifier in the window: a partition the window covers counts its runs whole; one it
   // cuts counts each run's rows in the window by binary search on its time column (runs are
@@ -165,7 +169,7 @@ function splitPlan(db: Database, op: string, args: DecodedArgs): SplitPlan | nul
     }
   }
   const weights = [...rows].sort((x, y) => compareStrings(x[0], y[0]));
-  return { by: 'identifier', weights: weights.filter((w) => w[1] > 0), rows: weights.reduce((s, w) => s + w[1], 0), key: args.get('granularityUnit') ? t.timeColumn : null };
+  return { by: 'identifier', weights: weights.filter((w) => w[1] > 0), rows: weights.reduce((s, w) => s + w[1], 0), key: args.op.buckets && args.value(args.op.buckets.unit) !== undefined ? t.timeColumn : null };
 }
 
 /** Time ranges of about equal rows covering the window: cut at the times of evenly spaced rows. */
@@ -263,9 +267,9 @@ export function runSplittable(db: Database, op: string, rawArgs: unknown, args: 
     for (const r of results.slice(0, -1)) starts.push((at += r.table.length));
     table = fillForwardSeams(table, plan.idColumn, starts);
   }
-  const sortCols = args.get('sortCols');
+  const sortCols = args.get(sortColsArg.name);
   if (sortCols) table = sortTable(table, sortCols);
-  const decPlaces = args.get('decPlaces');
+  const decPlaces = args.get(decPlacesArg.name);
   if (decPlaces !== undefined) table = roundFloats(table, decPlaces);
   const { wroteInto: _parts, wroteDicts: _dicts, ...meta } = own;
   return { ...meta, table };

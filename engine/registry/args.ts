@@ -11,6 +11,11 @@ export const arg = <const A extends ArgSpec>(spec: A): A => spec;
 /** A declaration without its default (an operation where not giving it means something else). */
 export const withoutDefault = <A extends ArgSpec>({ default: _none, ...rest }: A): Omit<A, 'default'> => rest;
 
+/** These declarations but those named (the others keep their literal types: decode.ts ArgsOf). */
+export function omitArgs<const A extends readonly ArgSpec[], N extends A[number]['name']>(args: A, ...names: readonly N[]): Array<Exclude<A[number], { readonly name: N }>> {
+  return args.filter((a): a is Exclude<A[number], { readonly name: N }> => !(names as readonly string[]).includes(a.name));
+}
+
 export const table = arg({
   name: 'table', type: 'symbol', required: true, widget: 'table', example: 'Trade',
   doc: 'Table to read.',

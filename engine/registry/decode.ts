@@ -5,7 +5,7 @@
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
-import { type AnyArgDecl, argumentDeclaration } from './args.js';
+import { argumentDeclaration } from './args.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
 /** A filter as given: list triples (not yet checked against the table) or the string form. */
@@ -46,9 +46,14 @@ export interface DecodedTypes {
 /** A declaration's decoded value: one of its allowed names when it lists them, else its type's value. */
 type ValueOf<A> = A extends { readonly allowed: ReadonlyArray<infer S extends string> } ? S : A extends { readonly type: infer T extends ArgType } ? DecodedTypes[T] : never;
 
-/** Every argument's decoded value by name, from the declarations (a wrong name or type in a read is a compile error). */
-export type ArgValues = { [A in AnyArgDecl as A['name']]: ValueOf<A> };
-export type ArgName = keyof ArgValues;
+/** The decoded value of each of these declarations, by name (a wrong name or type in a read is a compile error). */
+export type ValuesOf<A extends ArgSpec> = { [D in A as D['name']]: ValueOf<D> };
+
+/** Decoded arguments that read these declarations (a kernel names what it reads). */
+export type ArgsFor<A extends ArgSpec> = DecodedArgs<ValuesOf<A>>;
+
+/** The decoded arguments an operation's `run` receives: it reads the arguments its declaration lists, and no other. */
+export type ArgsOf<L extends readonly ArgSpec[]> = ArgsFor<L[number]>;
 
 type Decoder<T> = (v: unknown, a: ArgSpec) => T | undefined;
 
@@ -199,8 +204,16 @@ const DECODERS: { [K in ArgType]: Decoder<DecodedTypes[K]> } = {
   booleanOrSymbol: decodeBooleanOrSymbol,
 };
 
-/** Decoded arguments of one call. Arguments not given (or given as their null) are absent. */
-export class DecodedArgs {
+/**
+ * Decoded arguments of one call. Arguments not given (or given as their null) are absent.
+ * `V` is the values its reader may read, by name: an operation's `run` gets `ArgsOf` its
+ * declaration, a kernel names the declarations it reads (`ArgsFor`), so reading an argument the
+ * operation does not take, or as another type, is a compile error; arguments that read more pass
+ * where fewer are read, never the reverse (those a shared kernel reads beyond an operation's are
+ * granted by `widen`). Untyped (`any`), it is what decoding returns before dispatch.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- before dispatch, the values of any operation
+export class DecodedArgs<V extends object = any> {
   constructor(
     readonly op: OperationSpec,
     private readonly values: ReadonlyMap<string, unknown>,
@@ -208,13 +221,13 @@ export class DecodedArgs {
     readonly raw: unknown = undefined,
   ) {}
 
-  has(name: string): boolean {
+  has(name: keyof V & string): boolean {
     return this.values.has(name);
   }
 
   /** The decoded value, typed by the argument's declaration (undefined when it was not given). */
-  get<N extends ArgName>(name: N): ArgValues[N] | undefined {
-    return this.values.get(name) as ArgValues[N] | undefined;
+  get<K extends keyof V & string>(name: K): V[K] | undefined {
+    return this.values.get(name) as V[K] | undefined;
   }
 
   /**
@@ -223,17 +236,26 @@ export class DecodedArgs {
    * on the stats machinery, works with its declaration's default). Its absence is a bug of the
    * declaration, not the caller's error.
    */
-  must<N extends ArgName>(name: N): ArgValues[N] {
-    if (this.values.has(name)) return this.values.get(name) as ArgValues[N];
+  must<K extends keyof V & string>(name: K): V[K] {
+    if (this.values.has(name)) return this.values.get(name) as V[K];
     const own = argumentDeclaration(name);
     const d = own?.default === undefined ? undefined : (DECODERS[own.type] as Decoder<unknown>)(own.default, own);
     if (d === undefined) throw new Error(`${this.op.name}: ${name} has no value; it is neither required nor given a default by its declaration`);
-    return d as ArgValues[N];
+    return d as V[K];
   }
 
   /** The decoded value of an argument a declaration names at run time (a bucket's unit), untyped. */
   value(name: string): unknown {
     return this.values.get(name);
+  }
+
+  /**
+   * These arguments, read by a kernel that reads more than their operation takes (the order summary
+   * runs getStats's machinery): the arguments it does not take read as not given, and `must` gives
+   * their declared defaults.
+   */
+  widen<M extends ArgSpec>(): DecodedArgs<V & ValuesOf<M>> {
+    return this as DecodedArgs<V & ValuesOf<M>>;
   }
 
   /** Names of the arguments given. */

@@ -177,7 +177,7 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
   app.get('/app/api/identifiers', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     try {
-      return service.identifiers(q['assembly'], q['table']);
+      return service.identifiers(q['assembly'], q['table']); // not an argument: this endpoint's query string
     } catch (e) {
       return fail(reply, e);
     }

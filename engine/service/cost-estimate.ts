@@ -10,6 +10,7 @@
 import { NEG_INF_TS, NS_PER_DAY, partitionStartNs, POS_INF_TS } from '../core/time.js';
 import type { Engine } from '../engine.js';
 import { queryBase } from '../ops/select/query.js';
+import { scope } from '../registry/args.js';
 import { decodeArgs } from '../registry/decode.js';
 import { operationByName } from '../operations/index.js';
 
@@ -23,7 +24,7 @@ export function estimateRows(engine: Engine, operation: string, rawArgs: unknown
     const op = operationByName(operation);
     if (op.writes) return Infinity; // a write never takes the small-query lane
     const args = decodeArgs(op, rawArgs);
-    const db = engine.assembly(args.get('scope'));
+    const db = engine.assembly(args.get(scope.name));
     const { t, window, idList } = queryBase(db, args);
     if (t.kind === 'reference') return db.reference(t.name)?.rows ?? 0;
     let rows = 0;

@@ -13,6 +13,7 @@ import { Table } from '../core/table.js';
 import { requestInfo } from '../gateway/envelope.js';
 import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS, operationByName } from '../operations/index.js';
+import { outputTZ, table as tableArg } from '../registry/args.js';
 import type { RemoteResultShape } from '../registry/types.js';
 import { fromArrow } from '../storage/import.js';
 import { DEFAULT_REALM, tokenUrlOf } from '../gateway/defaults.js';
@@ -202,8 +203,9 @@ export class RemoteGateway {
   async run(operation: string, args: unknown, hold: (bytes: Uint8Array, meta: RemoteResultMeta) => Promise<RunResponse>, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<RunResponse> {
     const spec = operationByName(operation);
     const given = (args && typeof args === 'object' && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
-    const outputTZ = typeof given['outputTZ'] === 'string' && given['outputTZ'] ? given['outputTZ'] : 'UTC';
-    const res = await this.post(spec.restPaths[0]!, { ...given, outputTZ: 'UTC' }, { accept: ARROW, ...(opts.timeoutMs ? { timeout: String(opts.timeoutMs) } : {}) }, opts.signal);
+    const zone = given[outputTZ.name];
+    const outputZone = typeof zone === 'string' && zone ? zone : 'UTC';
+    const res = await this.post(spec.restPaths[0]!, { ...given, [outputTZ.name]: 'UTC' }, { accept: ARROW, ...(opts.timeoutMs ? { timeout: String(opts.timeoutMs) } : {}) }, opts.signal);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok || !type.includes(ARROW)) {
       const body = (await res.json().catch(() => null)) as { header?: Header } | null;
@@ -217,12 +219,13 @@ export class RemoteGateway {
     } catch {
       header = null;
     }
-    const table = typeof given['table'] === 'string' ? given['table'] : '';
+    const named = given[tableArg.name];
+    const table = typeof named === 'string' ? named : '';
     const info = this.meta?.assemblies.flatMap((a) => a.tables).find((t) => t.name === table);
     const idColumn = info?.idColumn ?? 'instrumentID';
     return hold(bytes, {
       api: spec.ipcNames[0]!,
-      outputTZ,
+      outputTZ: outputZone,
       tableName: table,
       // what the declaration says the result carries (the remote's Arrow says rows, not roles)
       timeColumn: timed(spec.remoteResult.timeColumn, given) ? (info?.timeColumn ?? null) : null,

@@ -177,7 +177,7 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     timeColBuffer = span as bigint;
   }
 
-  const analytics = d['analytics'] ?? base.analytics;
+  const analytics = d['analytics'] ?? base.analytics; // not an argument: config.json's key
   if (!isRecord(analytics)) fail('analytics', 'must be an object of table -> name -> parse tree');
   for (const [table, defs] of Object.entries(analytics as Record<string, unknown>)) {
     if (!isRecord(defs)) fail(`analytics.${table}`, 'must be an object of name -> parse tree');
@@ -186,7 +186,7 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     }
   }
 
-  const rawSummary = d['summaryFunctions'] ?? base.summaryFunctions;
+  const rawSummary = d['summaryFunctions'] ?? base.summaryFunctions; // not an argument: config.json's key
   if (!isRecord(rawSummary)) fail('summaryFunctions', 'must be an object of name -> parse tree or {"tree", "kind", "adverse", "doc"}');
   const summaryFunctions: Record<string, SummaryFunction> = {};
   for (const [name, def] of Object.entries(rawSummary as Record<string, unknown>)) {
@@ -206,7 +206,7 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     if (typeof doc !== 'string') fail(`${at}.doc`, 'must be a string');
     summaryFunctions[name] = { tree: def['tree'] as ParseTree, kind: kind as SummaryKind, adverse: adverse as 'high' | 'low' | null, doc: doc as string };
   }
-  const defaults = d['defaultSummaryFunctions'] ?? (d['summaryFunctions'] === undefined ? base.defaultSummaryFunctions : Object.keys(summaryFunctions));
+  const defaults = d['defaultSummaryFunctions'] ?? (d['summaryFunctions'] === undefined ? base.defaultSummaryFunctions : Object.keys(summaryFunctions)); // not an argument: config.json's key
   if (!isStringArray(defaults)) fail('defaultSummaryFunctions', 'must be an array of summary function names');
   for (const name of defaults as string[]) {
     if (!(name in summaryFunctions)) fail('defaultSummaryFunctions', `names ${name}, which is not in summaryFunctions`);

@@ -156,9 +156,9 @@ export function schemaFromJson(doc: unknown, where = 'schema.json'): Schema {
     const at = `table ${t.name}`;
     if (tables.has(t.name)) fail(`${at} is declared twice`);
     if (t['kind'] !== 'partitioned' && t['kind'] !== 'reference') fail(`${at}: kind must be "partitioned" or "reference"`);
-    if (!Array.isArray(t['columns']) || t['columns'].length === 0) fail(`${at}: "columns" must be a non-empty array`);
+    if (!Array.isArray(t['columns']) || t['columns'].length === 0) fail(`${at}: "columns" must be a non-empty array`); // not an argument: schema.json's key
     const columns: ColumnDef[] = [];
-    for (const c of t['columns'] as unknown[]) {
+    for (const c of t['columns'] as unknown[]) { // not an argument: schema.json's key
       if (!isRecord(c) || typeof c['name'] !== 'string' || !c['name']) fail(`${at}: every column needs a "name"`);
       const col = c as { name: string; type: unknown };
       if (!COLUMN_TYPES.includes(col.type as ColumnType)) {

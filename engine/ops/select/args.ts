@@ -6,7 +6,8 @@ import { codesAt, gatherParts } from '../../core/column.js';
 import { argError, TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import { formatTimespan } from '../../core/time.js';
-import type { DecodedArgs } from '../../registry/decode.js';
+import type * as ARG from '../../registry/args.js';
+import type { ArgsFor } from '../../registry/decode.js';
 import type { Database } from '../../storage/database.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
 import { compileFilter, listFilter, type Predicate } from '../filter/compile.js';
@@ -26,7 +27,7 @@ export function checkColumn(t: TableSchema, arg: string, name: string): void {
 }
 
 /** The filter argument in any of its forms, compiled against the table. */
-export function filterPredicate(t: TableSchema, args: DecodedArgs, inputTZ: string): Predicate | undefined {
+export function filterPredicate(t: TableSchema, args: ArgsFor<typeof ARG.filter>, inputTZ: string): Predicate | undefined {
   const f = args.get('filter');
   if (!f) return undefined;
   const tree = f.kind === 'list' ? listFilter(f.clauses) : isQText(f.text) ? parseFilterQ(f.text) : parseFilterText(f.text);
@@ -34,7 +35,7 @@ export function filterPredicate(t: TableSchema, args: DecodedArgs, inputTZ: stri
 }
 
 /** idList through config.json's idMap when idMapping is 1b. */
-export function mappedIds(db: Database, args: DecodedArgs): string[] | undefined {
+export function mappedIds(db: Database, args: ArgsFor<typeof ARG.idList | typeof ARG.idMapping>): string[] | undefined {
   const ids = args.get('idList');
   if (!args.get('idMapping')) return ids;
   const map = db.config.idMap;
@@ -45,7 +46,7 @@ export function mappedIds(db: Database, args: DecodedArgs): string[] | undefined
 }
 
 /** The configured filter rule, as a predicate on its column. */
-export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedArgs): Predicate | undefined {
+export function filterRulePredicate(db: Database, t: TableSchema, args: ArgsFor<typeof ARG.filterRule>): Predicate | undefined {
   const name = args.get('filterRule');
   if (!name) return undefined;
   const rules = db.config.filterRules;
@@ -68,7 +69,7 @@ export function filterRulePredicate(db: Database, t: TableSchema, args: DecodedA
 }
 
 /** The column the window applies to: timeCol when given (a timestamp column), else the partition column. */
-export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undefined {
+export function timeColumnArg(t: TableSchema, args: ArgsFor<typeof ARG.timeCol>): string | undefined {
   const timeCol = args.get('timeCol');
   if (!timeCol) return t.timeColumn;
   const def = columnOf(t, timeCol);
@@ -80,7 +81,7 @@ export function timeColumnArg(t: TableSchema, args: DecodedArgs): string | undef
 }
 
 /** temporality and slice, checked together: slice needs temporality slice and the other way round. */
-export function sliceArg(args: DecodedArgs): [number, number] | undefined {
+export function sliceArg(args: ArgsFor<typeof ARG.temporality | typeof ARG.slice>): [number, number] | undefined {
   const temporality = args.must('temporality');
   const slice = args.get('slice');
   if (temporality === 'slice') {

@@ -6,7 +6,8 @@
 import { scratchInt32 } from '../../core/arena.js';
 import { TickscopeError } from '../../core/errors.js';
 import { currentShard, inShard } from '../../core/query-hooks.js';
-import type { DecodedArgs } from '../../registry/decode.js';
+import type * as ARG from '../../registry/args.js';
+import type { ArgsFor } from '../../registry/decode.js';
 import type { Database } from '../../storage/database.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
 import { andPredicates, compileClauses, type Predicate } from '../filter/compile.js';
@@ -34,8 +35,14 @@ export interface QueryBase {
   readonly select: SelectSpec;
 }
 
+/** The arguments the shared selection reads (getTicks and getStats take them all; the order summary reads it widened). */
+export type SelectArg =
+  | typeof ARG.table | typeof ARG.startTS | typeof ARG.endTS | typeof ARG.inputTZ | typeof ARG.outputTZ | typeof ARG.idList | typeof ARG.idCol
+  | typeof ARG.idMapping | typeof ARG.filter | typeof ARG.filterRule | typeof ARG.timeCol | typeof ARG.temporality | typeof ARG.slice
+  | typeof ARG.ref | typeof ARG.refFilter | typeof ARG.orderbook;
+
 /** Decodes and checks the shared arguments, in a fixed order so the first wrong one is reported. */
-export function queryBase(db: Database, args: DecodedArgs): QueryBase {
+export function queryBase(db: Database, args: ArgsFor<SelectArg>): QueryBase {
   db.refresh();
   const t = db.table(args.must('table'));
   const inputTZ = zoneArg(args, 'inputTZ');

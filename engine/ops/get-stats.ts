@@ -20,7 +20,6 @@ import { roundFloats } from './round.js';
 import { queryBase, type SelectArg } from './select/query.js';
 import { selectRows } from './select/select.js';
 import { sortTable } from './sort.js';
-import { aggTrees } from './stats/agg-spec.js';
 import { resolveAnalytics } from './stats/analytics.js';
 import { type Buckets, gcd, makeBuckets, type Unit } from './stats/buckets.js';
 import { type Cells, canStream, gatheredCells, type StatsPlan, streamedCells, TOP_OF_BOOK } from './stats/cells.js';
@@ -78,7 +77,7 @@ export function runStats(db: Database, args: ArgsFor<StatsArg>, spec: StatsSpec)
     for (const c of r.schema.columns) if (c.name !== r.key && !c.type.endsWith('[]')) available.add(available.has(c.name) ? `${r.schema.name}_${c.name}` : c.name);
   }
   const named = spec.leading(t);
-  const aggs = (args.has('agg') ? aggTrees(args.get('agg')) : []).map((a) => ({ ...a, arg: 'agg' }));
+  const aggs = (args.get('agg') ?? []).map((a) => ({ ...a, arg: 'agg' }));
   const outputs = [...named, ...aggs].map((o) => ({ ...o, node: checkTree(o.tree, available, o.arg, o.tree) as Node }));
   if (outputs.length === 0 && orderbook !== 'plotOrderbookSnapshots') throw new TickscopeError('requirement', spec.missing);
   const groupCols = args.get('groupBy') ?? [t.idColumn];

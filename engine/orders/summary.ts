@@ -17,7 +17,6 @@ import type { QueryResult } from '../ops/result.js';
 import { sortTable } from '../ops/sort.js';
 import { evaluate, levelOf } from '../ops/stats/evaluate.js';
 import { loadCalendar } from '../ops/stats/holidays.js';
-import { aggTrees } from '../ops/stats/agg-spec.js';
 import { checkTree } from '../ops/stats/tree.js';
 import { vecToColumn } from '../ops/stats/vectors.js';
 import { type FillMode, fillTable } from '../ops/ticks/fill.js';
@@ -73,7 +72,7 @@ export function getOrderAnalyticSummary(db: Database, args: SummaryArgs): QueryR
   // every output's tree, for the values of a racked date without orders
   const trees = new Map<string, unknown>([
     ...names.map((n) => [n, db.config.summaryFunctions[n]!.tree] as const),
-    ...(args.has('agg') ? aggTrees(args.get('agg')) : []).map((a) => [a.name, a.tree] as const),
+    ...(args.get('agg') ?? []).map((a) => [a.name, a.tree] as const),
   ]);
   return queryArena.scoped(() =>
     // getStats's machinery reads arguments the summary does not take (buckets, idList...): not given

@@ -5,6 +5,7 @@
  */
 import { argError, quoteText, showValue, TickscopeError } from '../core/errors.js';
 import { parseDate, parseTimespan, parseTimestampLiteral, type TimestampLiteral } from '../core/time.js';
+import { type NamedTree, aggTrees } from './agg-value.js';
 import { argumentDeclaration } from './args.js';
 import type { ArgSpec, ArgType, OperationSpec } from './types.js';
 
@@ -38,8 +39,8 @@ export interface DecodedTypes {
   filter: FilterInput;
   sortCols: SortKey[];
   dict: Record<string, unknown>;
-  agg: unknown;
-  refFilter: unknown;
+  agg: NamedTree[];
+  refFilter: Record<string, unknown> | string;
   booleanOrSymbol: boolean | string;
 }
 
@@ -186,7 +187,21 @@ const decodeDict: Decoder<Record<string, unknown>> = (v, a) => {
   return Object.keys(v).length === 0 ? undefined : v;
 };
 
-const passThrough: Decoder<unknown> = (v) => (v === '' || (Array.isArray(v) && v.length === 0) ? undefined : v);
+const isEmpty = (v: unknown): boolean => v === '' || (Array.isArray(v) && v.length === 0);
+
+/** Parse trees by name, their shape checked here (their columns, against the table, by the operation). */
+const decodeAgg: Decoder<NamedTree[]> = (v, a) => {
+  if (isEmpty(v)) return undefined;
+  const trees = aggTrees(v, a.name);
+  return trees.length === 0 ? undefined : trees;
+};
+
+/** Reference filters: a dictionary of table -> triplets, or its JSON or q text (read by the operation, which knows the tables). */
+const decodeRefFilter: Decoder<Record<string, unknown> | string> = (v, a) => {
+  if (isEmpty(v)) return undefined;
+  if (typeof v === 'string' || isRecord(v)) return v;
+  throw argError('badFilter', a.name, v, 'is not a dictionary', '{"Instrument": [["like","sector","Tech*"]]} or q text (enlist `Instrument)!enlist ((like;`sector;"Tech*"))');
+};
 
 const DECODERS: { [K in ArgType]: Decoder<DecodedTypes[K]> } = {
   symbol: decodeSymbol,
@@ -199,8 +214,8 @@ const DECODERS: { [K in ArgType]: Decoder<DecodedTypes[K]> } = {
   filter: decodeFilter,
   sortCols: decodeSortCols,
   dict: decodeDict,
-  agg: passThrough,
-  refFilter: passThrough,
+  agg: decodeAgg,
+  refFilter: decodeRefFilter,
   booleanOrSymbol: decodeBooleanOrSymbol,
 };
 

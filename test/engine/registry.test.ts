@@ -41,6 +41,8 @@ const WRONG: Record<string, unknown> = {
   sortCols: ['sideways', 'price'],
   dict: 'assembly',
   booleanOrSymbol: 3,
+  agg: 42,
+  refFilter: 42,
 };
 
 function decodeError(op: string, args: Record<string, unknown>): TickscopeError {

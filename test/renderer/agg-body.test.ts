@@ -3,7 +3,7 @@
  * any agg JSON, and named exactly as the engine names the outputs.
  */
 import { describe, expect, it } from 'vitest';
-import { aggTrees } from '../../engine/ops/stats/agg-spec.js';
+import { aggTrees } from '../../engine/registry/agg-value.js';
 import { decodeArgs } from '../../engine/registry/decode.js';
 import { OPERATIONS } from '../../engine/operations/index.js';
 import { aggBody, aggTextValue, aggValue, aggValueText, outputNames, readAgg, rowFormatProblem } from '../../renderer/src/form/agg-body.js';

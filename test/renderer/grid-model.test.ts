@@ -126,11 +126,11 @@ describe('tick sizes', () => {
 
   it('are read once per connection and assembly; the most decimals among the result’s instruments count', async () => {
     const api = fake();
-    const t = await tickSizes(api, 'embedded-a', null, [trade, instrument]);
+    const t = await tickSizes(api, '.fsi.getTicks', 'embedded-a', null, [trade, instrument]);
     expect(t?.sizes).toEqual(new Map([['AAPL', 0.01], ['BP', 0.0005]]));
-    await tickSizes(api, 'embedded-a', null, [trade, instrument]);
+    await tickSizes(api, '.fsi.getTicks', 'embedded-a', null, [trade, instrument]);
     expect(api.calls).toEqual([{ table: 'Instrument', columns: ['instrumentID', 'tickSize'] }]);
-    await tickSizes(api, 'embedded-a', 'research', [trade, instrument]);
+    await tickSizes(api, '.fsi.getTicks', 'embedded-a', 'research', [trade, instrument]);
     expect(api.calls[1]).toEqual({ table: 'Instrument', columns: ['instrumentID', 'tickSize'], scope: { assembly: 'research' } });
     expect(tickDecimalsOf(['AAPL'], t)).toBe(2);
     expect(tickDecimalsOf(['AAPL', 'BP'], t)).toBe(4);
@@ -140,8 +140,8 @@ describe('tick sizes', () => {
 
   it('are read again after a failed read', async () => {
     const api = fake(1);
-    expect(await tickSizes(api, 'remote-b', null, [instrument])).toBeNull();
-    expect((await tickSizes(api, 'remote-b', null, [instrument]))?.sizes.get('BP')).toBe(0.0005);
+    expect(await tickSizes(api, '.fsi.getTicks', 'remote-b', null, [instrument])).toBeNull();
+    expect((await tickSizes(api, '.fsi.getTicks', 'remote-b', null, [instrument]))?.sizes.get('BP')).toBe(0.0005);
     expect(api.calls).toHaveLength(2);
   });
 });
@@ -155,15 +155,15 @@ describe('what the grid knows of a result besides its values', () => {
 
   it('gives a summary’s function columns their kinds, never its group columns', () => {
     const r = result(['instrumentID', 'fillRate', 'executionShortfall'], ['instrumentID'], 'instrumentID', ['AAPL']);
-    expect([...gridHints(r, 'getOrderAnalyticSummary', fns, null).kinds!]).toEqual([['fillRate', 'pct'], ['executionShortfall', 'bps']]);
+    expect([...gridHints(r, 'summary', fns, null).kinds!]).toEqual([['fillRate', 'pct'], ['executionShortfall', 'bps']]);
     // a getTicks of OrderAnalytics has columns of the same names: its values decide
-    expect(gridHints(r, 'getTicks', fns, null).kinds!.size).toBe(0);
+    expect(gridHints(r, 'ticks', fns, null).kinds!.size).toBe(0);
   });
 
   it('gives price columns the tick decimals of the result’s instruments', () => {
-    expect(gridHints(result(['price'], [], 'instrumentID', ['AAPL', 'BP']), 'getTicks', fns, ticks).tickDecimals).toBe(4);
-    expect(gridHints(result(['price'], [], 'instrumentID', ['AAPL']), 'getStats', fns, ticks).tickDecimals).toBe(2);
+    expect(gridHints(result(['price'], [], 'instrumentID', ['AAPL', 'BP']), 'ticks', fns, ticks).tickDecimals).toBe(4);
+    expect(gridHints(result(['price'], [], 'instrumentID', ['AAPL']), 'stats', fns, ticks).tickDecimals).toBe(2);
     // grouped by sector: no instruments to take tick sizes from
-    expect(gridHints(result(['vwap'], ['sector'], null, []), 'getStats', fns, ticks).tickDecimals).toBeNull();
+    expect(gridHints(result(['vwap'], ['sector'], null, []), 'stats', fns, ticks).tickDecimals).toBeNull();
   });
 });

@@ -5,13 +5,14 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
-import { defaultText, needsText, rangeText } from '../../../engine/contract';
+import { ARG, defaultText, needsText, rangeText } from '../../../engine/contract';
 import { copyText } from '../clipboard';
+import { textArg } from '../form/args';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
 import { unknownValues } from '../form/form-check';
-import { type FormValue, type FormValues, textOf } from '../form/values';
+import type { FormValue, FormValues } from '../form/values';
 import { buildArgs } from '../store/request';
-import { operationSpec, tablesOf, useStore } from '../store/store';
+import { currentForm, operationSpec, tablesOf, useStore } from '../store/store';
 import { isBlockWidget, Widget, type WidgetProps } from './widgets/widget';
 
 /** Names longer than this many characters wrap at their camelCase humps; shorter ones set the label column. */
@@ -141,7 +142,7 @@ export interface ArgFormViewProps {
 /** The form for one operation, from its declaration: every argument, each with its widget. */
 export function ArgFormView(p: ArgFormViewProps): React.JSX.Element {
   const { op, values } = p;
-  const table = p.tables.find((t) => t.name === textOf(values['table']));
+  const table = p.tables.find((t) => t.name === textArg(values, ARG.table));
   return (
     <form
       className="form-panel"
@@ -203,7 +204,7 @@ export function ArgForm(): React.JSX.Element {
   const info = useStore((s) => s.info);
   const assembly = useStore((s) => s.assembly);
   const operation = useStore((s) => s.operation);
-  const values = useStore((s) => s.forms[s.operation]) ?? NO_VALUES;
+  const values = useStore(currentForm) ?? NO_VALUES;
   const setField = useStore((s) => s.setField);
   const setAssembly = useStore((s) => s.setAssembly);
   const identifiers = useStore((s) => s.identifiers);
@@ -230,7 +231,7 @@ export function ArgForm(): React.JSX.Element {
       op={op}
       values={values}
       tables={tables}
-      ids={identifiers[`${assembly}/${textOf(values['table'])}`] ?? []}
+      ids={identifiers[`${assembly}/${textArg(values, ARG.table)}`] ?? []}
       assemblies={assemblies}
       assembly={assembly}
       filterRules={info?.assemblies.find((a) => a.name === assembly)?.filterRules ?? []}

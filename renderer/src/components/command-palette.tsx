@@ -3,7 +3,7 @@
  * typing a few letters of it; and the shortcut list (`?`), every key the app answers to.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { OperationName } from '../../../engine/contract';
+import { ARG, type OperationName } from '../../../engine/contract';
 import { tableOf } from '../history/history';
 import { tablesOf, useStore } from '../store/store';
 import { MOD } from './top-bar';
@@ -62,7 +62,7 @@ export function CommandPalette(): React.JSX.Element | null {
       detail: `${t.kind}${t.firstDate ? ` · ${t.firstDate} → ${t.lastDate ?? t.firstDate}` : ''}`,
       run: () => {
         close();
-        s.setField('table', t.name);
+        s.setField(ARG.table.name, t.name);
       },
     }));
     const savedCmds = saved.map((q) => ({ kind: 'saved' as const, label: q.name, detail: `${q.operation} ${tableOf(q.args)}`, run: () => void s.restore(q.operation, q.args) }));

@@ -4,6 +4,7 @@
  * close. Saved queries are named, deleted, and exported or imported as one JSON file.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { ARG } from '../../../engine/contract';
 import { type HistoryEntry, type SavedQuery, savedQueriesJson, searchHistory, tableOf } from '../history/history';
 import { useStore } from '../store/store';
 import { MOD } from './top-bar';
@@ -19,7 +20,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /** A request's arguments in one line (its table has a column of its own). */
 function argsLine(args: Readonly<Record<string, unknown>>): string {
   return Object.entries(args)
-    .filter(([k]) => k !== 'table')
+    .filter(([k]) => k !== ARG.table.name)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join('  ');
 }

@@ -6,9 +6,11 @@
  * window in the zones the request used, the filters and identifiers that produced it).
  */
 import { useEffect, useState } from 'react';
+import { ARG } from '../../../engine/contract';
+import { tableOf } from '../history/history';
 import { describeEmpty, narrowingOf, ORDERS_TABLE, requestLabel, shortValue } from '../states/describe';
 import { errorKind } from '../states/error-kinds';
-import { operationSpec, tablesOf, useStore, viewOf } from '../store/store';
+import { operationSpec, operationWithView, tablesOf, useStore, viewOf } from '../store/store';
 import { expandPane } from './panes';
 
 /** A query shows its banner once it has run this long (the dimming fades in as long: CSS). */
@@ -123,7 +125,7 @@ export function EmptyPanel(): React.JSX.Element | null {
   const assembly = useStore((s) => s.assembly);
   const identifiers = useStore((s) => s.identifiers);
   if (!result || !request || result.rows !== 0) return null;
-  const tableName = typeof request.args['table'] === 'string' ? request.args['table'] : '';
+  const tableName = tableOf(request.args);
   const table = tablesOf({ info, assembly }).find((t) => t.name === tableName);
   const orders = tablesOf({ info, assembly }).find((t) => t.name === ORDERS_TABLE);
   const d = describeEmpty(request, result.header, table, identifiers[`${assembly}/${tableName}`] ?? [], narrowingOf(operationSpec(info, request.operation)), orders);
@@ -161,11 +163,13 @@ export function EmptyPanel(): React.JSX.Element | null {
   );
 }
 
-/** Shows generateOrderAnalytics' form, on this date when one is known. */
+/** Shows the form of the operation that generates order analytics (its view's), on this date when one is known. */
 function openGenerate(dt: string | null): void {
   const s = useStore.getState();
-  s.setOperation('generateOrderAnalytics');
-  if (dt) s.setField('dt', dt.replace(/-/g, '.'));
+  const generate = operationWithView(s.info, 'generate');
+  if (!generate) return;
+  s.setOperation(generate.name);
+  if (dt) s.setField(ARG.dt.name, dt.replace(/-/g, '.'));
 }
 
 function Fact(p: { readonly name: string; readonly value: string; readonly testId?: string }): React.JSX.Element {

@@ -1,12 +1,13 @@
 /** The tables of the selected assembly, with row counts and date ranges; a click picks the table. */
-import { tablesOf, useStore } from '../store/store';
+import { ARG } from '../../../engine/contract';
+import { currentForm, tablesOf, useStore } from '../store/store';
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
 
 export function TableList(): React.JSX.Element {
   const info = useStore((s) => s.info);
   const assembly = useStore((s) => s.assembly);
-  const current = useStore((s) => s.forms[s.operation]?.['table']);
+  const current = useStore((s) => currentForm(s)?.[ARG.table.name]);
   const setField = useStore((s) => s.setField);
   const tables = tablesOf({ info, assembly });
   return (
@@ -18,7 +19,7 @@ export function TableList(): React.JSX.Element {
             <button
               type="button"
               className={t.name === current ? 'active' : ''}
-              onClick={() => setField('table', t.name)}
+              onClick={() => setField(ARG.table.name, t.name)}
               title={`${t.name}: ${t.rows.toLocaleString('en-US')} rows, ${t.kind}, identifier ${t.idColumn}${t.timeColumn ? `, time ${t.timeColumn}` : ''}\n${t.columns.map((c) => `${c.name} ${c.type}`).join('\n')}`}
             >
               <span className="table-name">{t.name}</span>

@@ -4,6 +4,7 @@
  * engine's rules (a 3-element list is a triplet when its second element is an operator and its first
  * is not; a lone tree or triplet may stand outside a list).
  */
+import { ARG } from '../../../engine/contract';
 import { isOp } from './agg-ops';
 import { autoName, isBlankTree, normalizeArg, type Tree, type TreeArg } from './agg-tree';
 import type { AggFormat, AggRow, AggValue } from './values';
@@ -49,7 +50,7 @@ export function rowFormatProblem(v: AggValue, i: number): string | null {
 }
 
 /** The request value of the builder (undefined with no rows); throws naming a row that cannot be sent. */
-export function aggBody(v: AggValue, arg = 'agg'): unknown {
+export function aggBody(v: AggValue, arg: string = ARG.agg.name): unknown {
   const rows = sentRows(v);
   if (rows.length === 0) return undefined;
   for (const { at } of rows) {

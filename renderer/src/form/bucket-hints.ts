@@ -4,7 +4,8 @@
  * covers, and what an argument that needs others lacks. The arguments are the ones the operation's
  * declaration names (`buckets`, `requires`). Notes and warnings only; the engine decides.
  */
-import type { ArgSpec, BucketArgs, OperationSpec } from '../../../engine/contract';
+import { ARG, type ArgSpec, type BucketArgs, type OperationSpec } from '../../../engine/contract';
+import { textArg } from './args';
 import { checkTimestamp, type LocalStamp } from './time-text';
 import { type FormValues, textOf } from './values';
 
@@ -51,7 +52,7 @@ export function unitHint(v: FormValues, b: BucketArgs): Hint | null {
   const mws = positiveInt(textOf(v[b.moving]));
   const size = g === 1 ? `1-${unit}` : `${g}-${unit}`;
   const labels = mws === null ? 'labelled by their start' : 'labelled by their end';
-  const span = windowLengthNs(textOf(v['startTS']), textOf(v['endTS']));
+  const span = windowLengthNs(textArg(v, ARG.startTS), textArg(v, ARG.endTS));
   const count = span === null ? null : Math.ceil(span / (g * UNIT_NS[unit]!));
   const base = `${size} buckets from startTS, ${labels}`;
   if (count === null) return { level: 'note', text: base };

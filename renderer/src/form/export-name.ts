@@ -5,6 +5,8 @@
  * zone the file's wall-clock times are in (a CSV's timestamps also carry their offsets). The window
  * comes from the response header (its startTS/endTS are wall-clock times of outputTZ).
  */
+import { ARG } from '../../../engine/contract';
+import { stringArg } from './args';
 
 /** The UTC offset (ms) of a zone at an instant. */
 function offsetMs(zone: string, at: number): number {
@@ -56,8 +58,8 @@ export interface ExportRequest {
  * and the last day the window touches when that is another day. Empty without a window.
  */
 export function windowDates(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }): string[] {
-  const inputTZ = typeof req.args['inputTZ'] === 'string' && req.args['inputTZ'] ? req.args['inputTZ'] : 'UTC';
-  const outputTZ = typeof req.args['outputTZ'] === 'string' && req.args['outputTZ'] ? req.args['outputTZ'] : 'UTC';
+  const inputTZ = stringArg(req.args, ARG.inputTZ) || 'UTC';
+  const outputTZ = stringArg(req.args, ARG.outputTZ) || 'UTC';
   const dates: string[] = [];
   const start = header.startTS ? instantOf(header.startTS, outputTZ) : null;
   const end = header.endTS ? instantOf(header.endTS, outputTZ) : null;
@@ -85,7 +87,7 @@ const UTC_NAMES = new Set(['', 'UTC', 'Etc/UTC']);
  * and `Etc/GMT-5` are different zones), or null for UTC.
  */
 function zonePart(req: ExportRequest): string | null {
-  const zone = typeof req.args['outputTZ'] === 'string' ? req.args['outputTZ'].trim() : '';
+  const zone = stringArg(req.args, ARG.outputTZ).trim();
   if (UTC_NAMES.has(zone)) return null;
   return zone.replace(/\//g, '-').replace(/[^\w.+-]+/g, '-');
 }
@@ -93,7 +95,7 @@ function zonePart(req: ExportRequest): string | null {
 /** The file name an export of this request's result takes. */
 export function exportName(req: ExportRequest, header: { readonly startTS?: string; readonly endTS?: string }, ext: string): string {
   const op = safe(req.operation.split('.').pop() ?? req.operation);
-  const table = safe(typeof req.args['table'] === 'string' ? req.args['table'] : 'result');
+  const table = safe(stringArg(req.args, ARG.table) || 'result');
   const zone = zonePart(req);
   return `${[op, table, ...windowDates(req, header), ...(zone ? [zone] : [])].join('_')}.${ext}`;
 }

@@ -4,6 +4,7 @@
  * values as strings (REST style), `in` a list and `within` a pair. Rows also convert to and from the
  * string form (`price<100;volume>=10`) when the text has a builder equivalent.
  */
+import { ARG } from '../../../engine/contract';
 
 /** The list form's functions (INTERFACE 4.1.1). */
 export const FILTER_FNS = ['in', 'within', '<', '>', '<=', '>=', '=', '<>', 'like'] as const;
@@ -38,7 +39,7 @@ export function rowTriple(r: readonly string[], where: string): unknown[] | stri
 }
 
 /** The list-form body of builder rows (blank rows skipped), undefined when none; throws naming a bad row. */
-export function filterRowsBody(rows: ReadonlyArray<readonly string[]>, arg = 'filter'): unknown[][] | undefined {
+export function filterRowsBody(rows: ReadonlyArray<readonly string[]>, arg: string = ARG.filter.name): unknown[][] | undefined {
   const out: unknown[][] = [];
   rows.forEach((r, i) => {
     if (isBlank(r)) return;

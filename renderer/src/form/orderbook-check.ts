@@ -2,12 +2,15 @@
  * The orderbook modes' requirements (INTERFACE 4.1.6, SPEC 4), checked against the form so the select
  * can explain them and warn before the engine answers an error.
  */
-import type { TableInfo } from '../../../engine/contract';
+import { ARG, type TableInfo } from '../../../engine/contract';
+
+/** The argument a fix changes: `ref` (a name added to it) or `table` (set). */
+export type FixArg = typeof ARG.ref.name | typeof ARG.table.name;
 
 export interface OrderbookProblem {
   readonly text: string;
-  /** A one-click fix: add a name to `ref` or set `table`. */
-  readonly fix?: { readonly arg: 'ref' | 'table'; readonly value: string; readonly label: string };
+  /** A one-click fix of an argument. */
+  readonly fix?: { readonly arg: FixArg; readonly value: string; readonly label: string };
 }
 
 export interface OrderbookCheck {
@@ -24,10 +27,10 @@ const hasBookColumns = (t: TableInfo): boolean =>
 export function orderbookCheck(mode: string, table: TableInfo | undefined, ref: readonly string[]): OrderbookCheck | null {
   const problems: OrderbookProblem[] = [];
   const needRef = (): void => {
-    if (!ref.includes('Instrument')) problems.push({ text: 'needs ref Instrument', fix: { arg: 'ref', value: 'Instrument', label: 'add Instrument to ref' } });
+    if (!ref.includes('Instrument')) problems.push({ text: 'needs ref Instrument', fix: { arg: ARG.ref.name, value: 'Instrument', label: 'add Instrument to ref' } });
   };
   const needTable = (name: string, text: string): void => {
-    problems.push({ text, fix: { arg: 'table', value: name, label: `use ${name}` } });
+    problems.push({ text, fix: { arg: ARG.table.name, value: name, label: `use ${name}` } });
   };
   switch (mode) {
     case 'plotOrderbookSnapshots':

@@ -3,6 +3,7 @@
  * object the request sends (SPEC 4): {"Instrument": [["like","sector","Tech*"]]}, triples grouped by
  * table in the order the tables first appear.
  */
+import { ARG } from '../../../engine/contract';
 import { rowTriple, tripleRow } from './filter-rows';
 
 export type RefFilterRow = readonly [string, string, string, string, string];
@@ -11,7 +12,7 @@ export type RefFilterRow = readonly [string, string, string, string, string];
 export const blankRefRow = (table: string): RefFilterRow => [table, 'like', '', '', ''];
 
 /** The refFilter object of rows (blank rows skipped), undefined when none; throws naming a bad row. */
-export function refRowsBody(rows: ReadonlyArray<readonly string[]>, arg = 'refFilter'): Record<string, unknown[][]> | undefined {
+export function refRowsBody(rows: ReadonlyArray<readonly string[]>, arg: string = ARG.refFilter.name): Record<string, unknown[][]> | undefined {
   const out: Record<string, unknown[][]> = {};
   let any = false;
   rows.forEach((r, i) => {

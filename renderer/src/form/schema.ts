@@ -1,5 +1,5 @@
 /** What the schema offers each widget: columns by role, reference tables reachable by foreign key. */
-import type { ColumnType, TableInfo } from '../../../engine/contract';
+import { ARG, type ColumnType, type TableInfo } from '../../../engine/contract';
 
 export interface ColumnChoice {
   readonly name: string;
@@ -14,8 +14,8 @@ const NAME_TYPES = new Set<ColumnType>(['symbol', 'string']);
  */
 export function columnChoices(argName: string, table: TableInfo | undefined): ColumnChoice[] {
   const cols = table?.columns ?? [];
-  if (argName === 'timeCol') return cols.filter((c) => c.type === 'timestamp');
-  if (argName === 'idCol') return cols.filter((c) => NAME_TYPES.has(c.type));
+  if (argName === ARG.timeCol.name) return cols.filter((c) => c.type === 'timestamp');
+  if (argName === ARG.idCol.name) return cols.filter((c) => NAME_TYPES.has(c.type));
   return [...cols];
 }
 

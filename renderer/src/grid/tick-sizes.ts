@@ -3,7 +3,7 @@
  * the reference table that holds them (Instrument's tickSize, SPEC 3.1), through the same getTicks any
  * script would run, so a remote gateway's Instrument serves as well as the embedded engine's.
  */
-import type { BackendApi, TableInfo } from '../../../engine/contract';
+import { ARG, type BackendApi, type TableInfo } from '../../../engine/contract';
 import { tickDecimals } from './number-format';
 
 /** Tick sizes by identifier, and the identifier column they are keyed by. */
@@ -39,10 +39,10 @@ const PAGE_LIMIT = 10_000;
 /** Reference tables larger than this are not read for tick sizes. */
 const MAX_INSTRUMENTS = 200_000;
 
-async function readTickSizes(api: BackendApi, assembly: string | null, table: string, key: string): Promise<TickSizes | null> {
-  const args: Record<string, unknown> = { table, columns: [key, 'tickSize'] };
-  if (assembly) args['scope'] = { assembly };
-  const r = await api.run('.fsi.getTicks', args);
+async function readTickSizes(api: BackendApi, operation: string, assembly: string | null, table: string, key: string): Promise<TickSizes | null> {
+  const args: Record<string, unknown> = { [ARG.table.name]: table, [ARG.columns.name]: [key, 'tickSize'] };
+  if (assembly) args[ARG.scope.name] = { assembly };
+  const r = await api.run(operation, args);
   if (!r.ok || r.rows > MAX_INSTRUMENTS) return null;
   const sizes = new Map<string, number>();
   for (let off = 0; off < r.rows; off += PAGE_LIMIT) {
@@ -58,16 +58,17 @@ const cache = new Map<string, Promise<TickSizes | null>>();
 
 /**
  * The tick sizes of a connection's assembly (read once and kept; null when it holds none or they
- * cannot be read). `assembly` is null for the connection's default assembly.
+ * cannot be read), read by `operation` (getTicks' call name). `assembly` is null for the connection's
+ * default assembly.
  */
-export function tickSizes(api: BackendApi, connection: string, assembly: string | null, tables: readonly TableInfo[]): Promise<TickSizes | null> {
+export function tickSizes(api: BackendApi, operation: string, connection: string, assembly: string | null, tables: readonly TableInfo[]): Promise<TickSizes | null> {
   const source = tickSource(tables);
   if (!source) return Promise.resolve(null);
   const id = `${connection}\u0000${assembly ?? ''}\u0000${source.table}`;
   let p = cache.get(id);
   if (!p) {
     // a failed read is tried again by the next result
-    p = readTickSizes(api, assembly, source.table, source.key).catch(() => {
+    p = readTickSizes(api, operation, assembly, source.table, source.key).catch(() => {
       cache.delete(id);
       return null;
     });

@@ -4,7 +4,8 @@
  * restores it. What is stored is the request body (REST JSON, what a script would POST), never a
  * secret: arguments whose names say they hold one are dropped before anything is kept.
  */
-import type { OperationSpec } from '../../../engine/contract';
+import { ARG, type OperationSpec } from '../../../engine/contract';
+import { stringArg } from '../form/args';
 import type { FormValue, FormValues } from '../form/values';
 
 export const HISTORY_LIMIT = 1000;
@@ -60,7 +61,7 @@ export function addEntry(list: readonly HistoryEntry[], entry: HistoryEntry): Hi
 }
 
 /** The table a request reads ('' when it names none). */
-export const tableOf = (args: Readonly<Record<string, unknown>>): string => (typeof args['table'] === 'string' ? args['table'] : '');
+export const tableOf = (args: Readonly<Record<string, unknown>>): string => stringArg(args, ARG.table);
 
 /**
  * Entries matching every word of `query` (case-insensitive) in their operation, table, connection,

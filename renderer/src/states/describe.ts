@@ -3,7 +3,7 @@
  * 2024-03-06 · AAPL"), what an empty result asked for (its window in the zones it used, the filters
  * and identifiers that left no rows), and why an identifier chip is red.
  */
-import type { OperationSpec } from '../../../engine/contract';
+import { ARG, type OperationSpec } from '../../../engine/contract';
 import { windowDates } from '../form/export-name';
 
 export interface RequestLike {
@@ -38,7 +38,7 @@ function typedDates(args: Readonly<Record<string, unknown>>): string[] {
     const m = /^\s*(\d{4})[.-](\d{2})[.-](\d{2})/.exec(text(v));
     return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
   };
-  const dates = [day(args['dt']) ?? day(args['startTS']), day(args['endTS'])].filter((d): d is string => d !== null);
+  const dates = [day(args[ARG.dt.name]) ?? day(args[ARG.startTS.name]), day(args[ARG.endTS.name])].filter((d): d is string => d !== null);
   return [...new Set(dates)];
 }
 
@@ -50,12 +50,12 @@ function typedDates(args: Readonly<Record<string, unknown>>): string[] {
 export function requestLabel(req: RequestLike, header?: WindowHeader): string {
   const op = req.operation.split('.').pop() ?? req.operation;
   const parts = [op];
-  const table = text(req.args['table']);
+  const table = text(req.args[ARG.table.name]);
   if (table) parts.push(table);
   const dates = header?.startTS ? windowDates(req, header) : typedDates(req.args);
   if (dates.length) parts.push(dates.join(' → '));
   let label = parts.join(' ');
-  const ids = req.args['idList'];
+  const ids = req.args[ARG.idList.name];
   if (Array.isArray(ids) && ids.length > 0) {
     const shown = ids.slice(0, LABEL_IDS).map(text).join(', ');
     label += ` · ${shown}${ids.length > LABEL_IDS ? ` +${ids.length - LABEL_IDS}` : ''}`;
@@ -93,11 +93,11 @@ export interface TableDates {
 /** The description of an empty result: the window and filters that produced it, and likely reasons. */
 export function describeEmpty(req: RequestLike, header: WindowHeader, table: TableDates | undefined, knownIds: readonly string[], narrowing: readonly string[], orders?: TableDates): EmptyDescription {
   const a = req.args;
-  const inputTZ = zoneOf(a['inputTZ']);
-  const outputTZ = zoneOf(a['outputTZ']);
-  const start = text(a['startTS']).trim();
-  const end = text(a['endTS']).trim();
-  const dt = text(a['dt']).trim();
+  const inputTZ = zoneOf(a[ARG.inputTZ.name]);
+  const outputTZ = zoneOf(a[ARG.outputTZ.name]);
+  const start = text(a[ARG.startTS.name]).trim();
+  const end = text(a[ARG.endTS.name]).trim();
+  const dt = text(a[ARG.dt.name]).trim();
   const window = dt ? `dt ${dt} (${inputTZ})` : start || end ? `${start || '-0Wp'} → ${end || '0Wp'} ${inputTZ}` : null;
   const headerWindow = header.startTS ? `${header.startTS} → ${header.endTS ?? ''} ${outputTZ}` : null;
   const read = headerWindow && (window === null || inputTZ !== outputTZ || !start || !end) ? headerWindow : null;
@@ -112,8 +112,8 @@ export function describeEmpty(req: RequestLike, header: WindowHeader, table: Tab
   } else if (table && !table.firstDate) {
     hints.push(`${table.name} holds no rows`);
   }
-  const ids = a['idList'];
-  if (Array.isArray(ids) && knownIds.length > 0 && a['idMapping'] !== true) {
+  const ids = a[ARG.idList.name];
+  if (Array.isArray(ids) && knownIds.length > 0 && a[ARG.idMapping.name] !== true) {
     const known = new Set(knownIds);
     const missing = ids.map(text).filter((i) => !known.has(i));
     if (missing.length > 0) hints.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in ${table?.name ?? 'the table'} on any date`);
@@ -124,7 +124,7 @@ export function describeEmpty(req: RequestLike, header: WindowHeader, table: Tab
   // and the window is what to change).
   const holds = (t: TableDates | undefined): t is TableDates & { firstDate: string; lastDate: string } =>
     !!t?.firstDate && !!t.lastDate && dates.some((d) => d >= t.firstDate! && d <= t.lastDate!);
-  const unfiltered = filters.every(([n]) => n === 'scope');
+  const unfiltered = filters.every(([n]) => n === ARG.scope.name);
   if (table?.name === GENERATED_TABLE && holds(orders) && unfiltered && !holds(table)) {
     // the window is right (the orders are there): the rows are made by generateOrderAnalytics, from them
     const dt = dates.find((d) => d >= orders.firstDate && d <= orders.lastDate) ?? null;

@@ -5,6 +5,7 @@
  * name is marked only when it is an argument of the operation, so `resultId: ...` or a remote
  * gateway's free text marks nothing.
  */
+import { ARG } from '../../../engine/contract';
 
 /** ac 23: the one message that names two arguments without the `name:` form. */
 const START_NOT_BEFORE_END = 23;
@@ -34,8 +35,9 @@ export function fieldMessage(message: string): string {
  */
 export function errorFields(message: string, ac: number | null, argNames: readonly string[]): Record<string, string> {
   const names = new Set(argNames);
-  if (ac === START_NOT_BEFORE_END && names.has('startTS') && names.has('endTS')) {
-    return { startTS: 'startTS must be before endTS', endTS: 'endTS must be after startTS' };
+  const [start, end] = [ARG.startTS.name, ARG.endTS.name];
+  if (ac === START_NOT_BEFORE_END && names.has(start) && names.has(end)) {
+    return { [start]: `${start} must be before ${end}`, [end]: `${end} must be after ${start}` };
   }
   if (ac === UNKNOWN_ARGUMENT) return {};
   const name = argNameOf(message);

@@ -4,7 +4,9 @@
  * (SPEC 5.2), so the ladder's best bid and ask are the series' values at that bucket. Bounds are sent
  * as absolute instants (ISO with Z, nanoseconds), which DST cannot make ambiguous.
  */
+import { ARG } from '../../../engine/contract';
 import { ZoneClock } from '../chart/zone-clock';
+import { givenArgs } from '../form/args';
 import { checkTimestamp } from '../form/time-text';
 
 const NS_PER_MS = 1_000_000n;
@@ -82,9 +84,14 @@ const positive = (v: unknown): number | null => (/^\s*\d+\s*$/.test(text(v)) && 
 
 /** The bucket arguments of a getStats request body, or null when it has no buckets. */
 export function bucketSpec(args: Readonly<Record<string, unknown>>): BucketSpec | null {
-  const unit = text(args['granularityUnit']);
+  const unit = text(args[ARG.granularityUnit.name]);
   if (!(unit in UNIT_NS)) return null;
-  return { unit, granularity: positive(args['granularity']) ?? 1, movingWindowSize: positive(args['movingWindowSize']), zone: text(args['inputTZ']) || 'UTC' };
+  return {
+    unit,
+    granularity: positive(args[ARG.granularity.name]) ?? 1,
+    movingWindowSize: positive(args[ARG.movingWindowSize.name]),
+    zone: text(args[ARG.inputTZ.name]) || 'UTC',
+  };
 }
 
 /**
@@ -92,20 +99,17 @@ export function bucketSpec(args: Readonly<Record<string, unknown>>): BucketSpec 
  * whole window when it has no buckets, `label` null). Null when the request has no table.
  */
 export function ladderArgs(stats: Readonly<Record<string, unknown>>, id: string, label: bigint | null): Record<string, unknown> | null {
-  const table = text(stats['table']);
+  const table = text(stats[ARG.table.name]);
   if (!table) return null;
-  const zone = text(stats['inputTZ']) || 'UTC';
-  const window = { start: instantOf(text(stats['startTS']), zone), end: instantOf(text(stats['endTS']), zone) };
+  const zone = text(stats[ARG.inputTZ.name]) || 'UTC';
+  const window = { start: instantOf(text(stats[ARG.startTS.name]), zone), end: instantOf(text(stats[ARG.endTS.name]), zone) };
   const spec = bucketSpec(stats);
-  const args: Record<string, unknown> = { table, orderbook: 'plotOrderbookSnapshots', idList: [id] };
-  if (label !== null && spec) {
-    const w = bucketWindow(label, spec, window);
-    args['startTS'] = isoInstant(w.start);
-    args['endTS'] = isoInstant(w.end);
-  } else {
-    if (stats['startTS'] !== undefined) args['startTS'] = stats['startTS'];
-    if (stats['endTS'] !== undefined) args['endTS'] = stats['endTS'];
-  }
-  for (const k of ['inputTZ', 'outputTZ', 'scope']) if (stats[k] !== undefined) args[k] = stats[k];
-  return args;
+  const w = label !== null && spec ? bucketWindow(label, spec, window) : null;
+  return {
+    [ARG.table.name]: table,
+    [ARG.orderbook.name]: 'plotOrderbookSnapshots',
+    [ARG.idList.name]: [id],
+    ...(w ? { [ARG.startTS.name]: isoInstant(w.start), [ARG.endTS.name]: isoInstant(w.end) } : givenArgs(stats, [ARG.startTS, ARG.endTS])),
+    ...givenArgs(stats, [ARG.inputTZ, ARG.outputTZ, ARG.scope]),
+  };
 }

@@ -4,7 +4,7 @@
  * (another engine's results are not this one's) and keeps every form as typed: values the new
  * connection does not know are marked in the form (form/form-check.ts), never dropped.
  */
-import type { AppInfo, ConnectionInfo, OperationName } from '../../../engine/contract';
+import { type AppInfo, ARG, type ConnectionInfo, type OperationName } from '../../../engine/contract';
 import { backend } from '../backend';
 import { parseHash } from '../history/history';
 import { appMemory } from '../history/storage';
@@ -70,9 +70,11 @@ export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
       const assembly = info.assemblies.find((a) => a.name === get().assembly)?.name ?? info.assemblies[0]?.name ?? '';
       const tables = info.assemblies.find((a) => a.name === assembly)?.tables ?? [];
       const s = get();
-      const fresh = s.forms.getTicks === undefined;
-      const forms = fresh ? { ...s.forms, getTicks: initialForm(operationSpec(info, 'getTicks'), tables) } : s.forms;
-      const operation: OperationName = operationSpec(info, s.operation) ? s.operation : 'getTicks';
+      // the first operation the backend lists is the one the app starts on
+      const start = info.operations[0];
+      const fresh = start !== undefined && s.forms[start.name] === undefined;
+      const forms = start && fresh ? { ...s.forms, [start.name]: initialForm(start, tables) } : s.forms;
+      const operation = operationSpec(info, s.operation) ? s.operation : (start?.name ?? null);
       set({ info, assembly, forms, operation, infoError: null });
       if (first) void appMemory().then(async (m) => set({ history: await m.history(), saved: await m.saved() }));
       // a link or a reload: the form the URL holds
@@ -81,14 +83,14 @@ export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
         await get().restore(linked.operation, linked.args);
         return;
       }
-      const table = get().forms[operation]?.['table'];
+      const table = operation ? get().forms[operation]?.[ARG.table.name] : undefined;
       if (typeof table === 'string' && table) await get().loadIdentifiers(table);
-      const ticksTable = forms.getTicks?.['table'];
-      if (fresh && typeof ticksTable === 'string') {
-        if (ticksTable !== table) await get().loadIdentifiers(ticksTable);
-        const firstId = get().identifiers[`${assembly}/${ticksTable}`]?.[0];
-        if (firstId && get().forms.getTicks?.['idList'] === undefined) {
-          set({ forms: { ...get().forms, getTicks: { ...get().forms.getTicks, idList: firstId } } });
+      const startTable = start && fresh ? forms[start.name]?.[ARG.table.name] : undefined;
+      if (start && typeof startTable === 'string') {
+        if (startTable !== table) await get().loadIdentifiers(startTable);
+        const firstId = get().identifiers[`${assembly}/${startTable}`]?.[0];
+        if (firstId && get().forms[start.name]?.[ARG.idList.name] === undefined) {
+          set({ forms: { ...get().forms, [start.name]: { ...get().forms[start.name], [ARG.idList.name]: firstId } } });
         }
       }
       syncUrl(get());

@@ -15,7 +15,7 @@ export const memorySlice: Slice<MemorySlice> = (set, get) => ({
     if (!name.trim()) return 'a saved query needs a name';
     let args: Record<string, unknown>;
     try {
-      args = buildArgs(spec, s.forms[s.operation] ?? {});
+      args = buildArgs(spec, s.forms[spec.name] ?? {});
     } catch (e) {
       return (e as Error).message;
     }

@@ -4,13 +4,14 @@
  * the user moved to another operation's form is filed under its own operation (shown when its form
  * is), never over the form on screen.
  */
-import type { OperationName } from '../../../engine/contract';
+import { ARG, type OperationName } from '../../../engine/contract';
 import { backend } from '../backend';
+import { takes } from '../form/args';
 import { addEntry, type HistoryEntry } from '../history/history';
 import { appMemory } from '../history/storage';
 import { errorFields } from '../states/error-fields';
 import { buildArgs } from './request';
-import { type ChartChoice, NO_RUN, operationSpec, type RunOk, type RunSlice, type RunView, type Slice } from './state';
+import { callName, type ChartChoice, NO_RUN, operationSpec, type RunOk, type RunSlice, type RunView, type Slice } from './state';
 import { newId, pollProgress } from './support';
 
 const defaultChart = (r: RunOk): ChartChoice => {
@@ -41,9 +42,9 @@ export const runSlice: Slice<RunSlice> = (set, get) => {
       if (!spec || s.running) return;
       let args: Record<string, unknown>;
       try {
-        args = buildArgs(spec, s.forms[s.operation] ?? {});
+        args = buildArgs(spec, s.forms[spec.name] ?? {});
         const first = s.info?.assemblies[0]?.name;
-        if (s.assembly && s.assembly !== first && spec.args.some((a) => a.name === 'scope')) args['scope'] = { assembly: s.assembly };
+        if (s.assembly && s.assembly !== first && takes(spec, ARG.scope)) args[ARG.scope.name] = { assembly: s.assembly };
       } catch (e) {
         const message = (e as Error).message;
         const fields = errorFields(message, null, spec.args.map((a) => a.name));
@@ -66,16 +67,16 @@ export const runSlice: Slice<RunSlice> = (set, get) => {
       };
       const request = { operation: spec.name, args };
       try {
-        const r = await backend().run(spec.ipcNames[0]!, args, id);
+        const r = await backend().run(callName(spec), args, id);
         if (r.ok) settle(spec.name, { result: r, request, failure: null, gridSorted: null, chart: defaultChart(r), selectedRow: null });
         else {
           const fields = errorFields(r.header.ai, r.header.ac, spec.args.map((a) => a.name));
-          settle(spec.name, { failure: { request, ac: r.header.ac, message: r.header.ai, api: r.header.api || spec.ipcNames[0]! } });
+          settle(spec.name, { failure: { request, ac: r.header.ac, message: r.header.ai, api: r.header.api || callName(spec) } });
           set({ marks: Object.keys(fields).length ? { operation: spec.name, fields } : null });
         }
         remember(r.ok ? { ok: true, rows: r.rows, code: null, message: null } : { ok: false, rows: null, code: r.header.ac, message: r.header.ai });
       } catch (e) {
-        settle(spec.name, { failure: { request, ac: null, message: (e as Error).message, api: spec.ipcNames[0]! } });
+        settle(spec.name, { failure: { request, ac: null, message: (e as Error).message, api: callName(spec) } });
         remember({ ok: false, rows: null, code: null, message: (e as Error).message });
       } finally {
         stopPolling();

@@ -58,7 +58,8 @@ export interface ConnectionSlice {
 
 /** The forms, one per operation, kept across operations and connections. */
 export interface FormSlice {
-  operation: OperationName;
+  /** The operation whose form is shown: the first the backend lists until the user picks one (null before it answers). */
+  operation: OperationName | null;
   forms: Partial<Record<OperationName, FormValues>>;
   formError: string | null;
   /** The fields the last error named (marked in the form until edited or run again). */
@@ -140,12 +141,29 @@ export type AppState = ConnectionSlice & FormSlice & RunSlice & ExportSlice & Me
 export type Slice<T> = StateCreator<AppState, [], [], T>;
 
 /** The operation's declaration from the registry the backend sent. */
-export function operationSpec(info: AppInfo | null, op: OperationName): OperationSpec | undefined {
+export function operationSpec(info: AppInfo | null, op: OperationName | null): OperationSpec | undefined {
   return info?.operations.find((o) => o.name === op);
 }
 
+/** The operation whose results the view shows (the summary's, the generator's), undefined when none does. */
+export function operationWithView(info: AppInfo | null, view: ResultView): OperationSpec | undefined {
+  return info?.operations.find((o) => o.view === view);
+}
+
+/** The name a call of the operation is sent by: its first IPC name, as Run sends it. */
+export const callName = (op: OperationSpec): string => op.ipcNames[0]!;
+
+/** The call name of the operation whose results the view shows (getTicks' for 'ticks'), undefined when none does. */
+export function callWithView(info: AppInfo | null, view: ResultView): string | undefined {
+  const op = operationWithView(info, view);
+  return op && callName(op);
+}
+
+/** The form on screen (undefined before the backend lists its operations, or before it is first shown). */
+export const currentForm = (s: Pick<AppState, 'operation' | 'forms'>): FormValues | undefined => (s.operation ? s.forms[s.operation] : undefined);
+
 /** The view an operation's result is shown in (its declaration's), undefined for none or an unknown operation. */
-export function viewOf(info: AppInfo | null, op: OperationName | undefined): ResultView | undefined {
+export function viewOf(info: AppInfo | null, op: OperationName | null | undefined): ResultView | undefined {
   return op ? operationSpec(info, op)?.view : undefined;
 }
 

@@ -13,7 +13,7 @@ import type { AppState } from './state';
 import { uiSlice } from './ui-slice';
 
 export type { AppState, ChartChoice, Failure, FieldMarks, RunOk, RunRequest, RunView } from './state';
-export { operationSpec, tablesOf, viewOf } from './state';
+export { callName, callWithView, currentForm, operationSpec, operationWithView, tablesOf, viewOf } from './state';
 
 /** Makes a store (the app has one; tests make their own). */
 export const makeStore = () =>

@@ -1,5 +1,5 @@
 /** What several slices share: starting forms, ids, progress polling and the URL's fragment. */
-import type { OperationName, OperationSpec, QueryProgress, TableInfo } from '../../../engine/contract';
+import { ARG, type OperationName, type OperationSpec, type QueryProgress, type TableInfo } from '../../../engine/contract';
 import { backend } from '../backend';
 import type { FormValue, FormValues } from '../form/values';
 import { hashOf } from '../history/history';
@@ -22,14 +22,14 @@ export function initialForm(op: OperationSpec | undefined, tables: readonly Tabl
   if (!op) return {};
   const t = tables.find((x) => x.name === op.form.table) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
   if (!t) return {};
-  const values: Record<string, FormValue> = { table: t.name, ...op.form.values };
+  const values: Record<string, FormValue> = { [ARG.table.name]: t.name, ...op.form.values };
   if (op.form.window === 'dt') {
-    if (t.firstDate) values['dt'] = toKdbDate(t.firstDate);
+    if (t.firstDate) values[ARG.dt.name] = toKdbDate(t.firstDate);
     return values;
   }
   if (t.firstDate) {
-    values['startTS'] = `${toKdbDate(t.firstDate)}D00:00:00`;
-    values['endTS'] = `${toKdbDate(nextDay(t.firstDate))}D00:00:00`;
+    values[ARG.startTS.name] = `${toKdbDate(t.firstDate)}D00:00:00`;
+    values[ARG.endTS.name] = `${toKdbDate(nextDay(t.firstDate))}D00:00:00`;
   }
   return values;
 }
@@ -66,7 +66,7 @@ export function syncUrl(s: AppState): void {
   const spec = operationSpec(s.info, s.operation);
   if (!spec) return;
   try {
-    const hash = hashOf(spec.name, buildArgs(spec, s.forms[s.operation] ?? {}));
+    const hash = hashOf(spec.name, buildArgs(spec, s.forms[spec.name] ?? {}));
     if (location.hash !== hash) history.replaceState(null, '', hash);
   } catch {
     // a field that does not parse yet: the URL keeps the last request that did

@@ -1,11 +1,14 @@
 /**
- * generateOrderAnalytics in the results area: before a run, how many OrderAnalytics rows the form's
- * window already holds (what regenerate replaces, or append would repeat); after one, how many rows
- * were written, with a link to summarise them.
+ * generateOrderAnalytics (the operation of the generate view) in the results area: before a run, how
+ * many OrderAnalytics rows the form's window already holds (what regenerate replaces, or append would
+ * repeat); after one, how many rows were written, with a link to summarise them (the summary view's
+ * operation).
  */
 import { useEffect, useState } from 'react';
+import { ARG } from '../../../../engine/contract';
 import { backend } from '../../backend';
-import { useStore } from '../../store/store';
+import { GENERATED_TABLE } from '../../states/describe';
+import { type AppState, callName, operationWithView, useStore, viewOf } from '../../store/store';
 import { type FormValues } from '../../form/values';
 import { formWindow as generateWindow } from '../../form/window';
 
@@ -14,9 +17,17 @@ const NO_VALUES: FormValues = {};
 /** A request's arguments as form values (text), for generateWindow. */
 const formOfArgs = (args: Readonly<Record<string, unknown>>): FormValues => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 
+/** The last run was the generator's. */
+const generated = (s: AppState): boolean => viewOf(s.info, s.request?.operation) === 'generate';
+
+/** A boolean argument as a request gives it: true, or 1b. */
+const isTrue = (v: unknown): boolean => v === true || v === '1b';
+
 export function GenerateBanner(): React.JSX.Element {
-  const values = useStore((s) => s.forms.generateOrderAnalytics) ?? NO_VALUES;
-  const result = useStore((s) => (s.request?.operation === 'generateOrderAnalytics' ? s.result : null));
+  const generate = useStore((s) => operationWithView(s.info, 'generate'));
+  const summary = useStore((s) => operationWithView(s.info, 'summary'));
+  const values = useStore((s) => (generate ? s.forms[generate.name] : undefined)) ?? NO_VALUES;
+  const result = useStore((s) => (generated(s) ? s.result : null));
   const request = useStore((s) => s.request);
   const running = useStore((s) => s.running);
   const [held, setHeld] = useState<{ rows: number; orders: number } | null | 'error'>(null);
@@ -25,11 +36,18 @@ export function GenerateBanner(): React.JSX.Element {
 
   useEffect(() => {
     setHeld(null);
-    if (!win || running) return undefined;
+    if (!win || !summary || running) return undefined;
     let cancelled = false;
     const timer = setTimeout(() => {
       backend()
-        .run('getOrderAnalyticSummary', { table: 'OrderAnalytics', ...win, groupBy: [], summaryFunctions: ['orderCount'], agg: { rows: ['count', 'i'] } })
+        .run(callName(summary), {
+          [ARG.table.name]: GENERATED_TABLE,
+          [ARG.startTS.name]: win.startTS,
+          [ARG.endTS.name]: win.endTS,
+          [ARG.groupBy.name]: [],
+          [ARG.summaryFunctions.name]: ['orderCount'],
+          [ARG.agg.name]: { rows: ['count', 'i'] },
+        })
         .then(async (r) => {
           if (cancelled) return;
           if (!r.ok) return setHeld('error');
@@ -43,18 +61,19 @@ export function GenerateBanner(): React.JSX.Element {
       clearTimeout(timer);
     };
     // the window's text is the key (`win` is rebuilt on every render)
-  }, [key, running, result?.resultId]);
+  }, [key, summary, running, result?.resultId]);
 
-  const regen = values['regenExistingIDs'] === true;
+  const regen = values[ARG.regenExistingIDs.name] === true;
   // the rows counted include the ones the last run wrote when it ran over this very window
-  const ran = request?.operation === 'generateOrderAnalytics' ? generateWindow(formOfArgs(request.args)) : null;
-  const writtenHere = result !== null && ran !== null && `${ran.startTS}|${ran.endTS}` === key;
+  const ran = result !== null && request ? generateWindow(formOfArgs(request.args)) : null;
+  const writtenHere = ran !== null && `${ran.startTS}|${ran.endTS}` === key;
   const openSummary = (): void => {
+    if (!summary) return;
     const s = useStore.getState();
-    s.setOperation('getOrderAnalyticSummary');
+    s.setOperation(summary.name);
     if (request && win) {
-      s.setField('startTS', win.startTS.includes('D') ? win.startTS : `${win.startTS}D00:00:00`);
-      s.setField('endTS', win.endTS.includes('D') ? win.endTS : `${win.endTS}D00:00:00`);
+      s.setField(ARG.startTS.name, win.startTS.includes('D') ? win.startTS : `${win.startTS}D00:00:00`);
+      s.setField(ARG.endTS.name, win.endTS.includes('D') ? win.endTS : `${win.endTS}D00:00:00`);
     }
     void s.run();
   };
@@ -64,7 +83,7 @@ export function GenerateBanner(): React.JSX.Element {
         <div className="generate-done" data-testid="generate-written">
           <span>
             Wrote <b>{result.rows.toLocaleString()}</b> OrderAnalytics row{result.rows === 1 ? '' : 's'} in {Math.round(result.elapsedMs).toLocaleString()} ms
-            {request?.args['regenExistingIDs'] === '1b' || request?.args['regenExistingIDs'] === true ? ', replacing the stored rows of the same orders' : ', appended'}.
+            {isTrue(request?.args[ARG.regenExistingIDs.name]) ? ', replacing the stored rows of the same orders' : ', appended'}.
           </span>
           <button type="button" className="link-button" onClick={openSummary} disabled={running}>
             Summarise this window →

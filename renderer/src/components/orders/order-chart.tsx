@@ -6,7 +6,9 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import { useEffect, useMemo, useState } from 'react';
+import { ARG } from '../../../../engine/contract';
 import { backend } from '../../backend';
+import { callWithView, useStore } from '../../store/store';
 import { ticks } from './tca-charts';
 import { useSize } from './use-size';
 
@@ -47,8 +49,16 @@ interface Series {
   readonly text?: string[];
 }
 
-async function fetchSeries(args: Record<string, unknown>, numeric: readonly string[], symbol?: string): Promise<Series> {
-  const r = await backend().run('.fsi.getTicks', args);
+/** A getTicks body: a table's columns over the arguments the order's reads share. */
+const ticksArgs = (table: string, shared: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> => ({
+  [ARG.table.name]: table,
+  ...shared,
+  [ARG.columns.name]: columns,
+});
+
+/** The series of a getTicks call (`ticksCall`, its call name). */
+async function fetchSeries(ticksCall: string, args: Record<string, unknown>, numeric: readonly string[], symbol?: string): Promise<Series> {
+  const r = await backend().run(ticksCall, args);
   if (!r.ok) throw new Error(r.header.ai);
   const t = tableFromIPC(await backend().table(r.resultId));
   const time = t.getChild('eventTimestamp');
@@ -79,6 +89,7 @@ const MAX_POINTS = 4000;
 
 export function OrderChart({ order, zone, scope }: { readonly order: OrderCells; readonly zone: string; readonly scope: unknown }): React.JSX.Element {
   const [ref, { w, h }] = useSize();
+  const ticksCall = useStore((s) => callWithView(s.info, 'ticks'));
   const [market, setMarket] = useState<Market | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState<string | null>(null);
@@ -87,29 +98,34 @@ export function OrderChart({ order, zone, scope }: { readonly order: OrderCells;
     setMarket(null);
     setError(null);
     const strike = isoNs(order.strikeTime);
-    if (strike === null) return undefined;
+    if (strike === null || !ticksCall) return undefined;
     const end = isoNs(order.orderCompletedTime) ?? strike + 30n * 60_000_000_000n;
     const span = end - strike;
     const pad = span / 5n > 60_000_000_000n ? span / 5n : 60_000_000_000n;
     const from = strike - pad;
     const to = end + pad;
-    const common = { inputTZ: zone, outputTZ: zone, startTS: kdbNs(from), endTS: kdbNs(to), idList: [order.instrumentID], ...(scope ? { scope } : {}) };
+    const common = {
+      [ARG.inputTZ.name]: zone,
+      [ARG.outputTZ.name]: zone,
+      [ARG.startTS.name]: kdbNs(from),
+      [ARG.endTS.name]: kdbNs(to),
+      [ARG.idList.name]: [order.instrumentID],
+      ...(scope ? { [ARG.scope.name]: scope } : {}),
+    };
+    // the order's own events: from its strike to a day after the chart's end
+    const events = { ...common, [ARG.startTS.name]: kdbNs(strike), [ARG.endTS.name]: kdbNs(to + 86_400_000_000_000n), [ARG.filter.name]: [['=', 'orderID', order.orderID]] };
     let cancelled = false;
     Promise.all([
-      fetchSeries({ table: 'Trade', ...common, columns: ['eventTimestamp', 'price', 'volume'] }, ['price', 'volume']),
-      fetchSeries({ table: 'Quote', ...common, columns: ['eventTimestamp', 'bidPrice', 'askPrice'] }, ['bidPrice', 'askPrice']),
-      fetchSeries(
-        { table: 'Order', ...common, startTS: kdbNs(strike), endTS: kdbNs(to + 86_400_000_000_000n), filter: [['=', 'orderID', order.orderID]], columns: ['eventTimestamp', 'eventType', 'lastQty', 'lastPx'] },
-        ['lastQty', 'lastPx'],
-        'eventType',
-      ),
+      fetchSeries(ticksCall, ticksArgs('Trade', common, ['eventTimestamp', 'price', 'volume']), ['price', 'volume']),
+      fetchSeries(ticksCall, ticksArgs('Quote', common, ['eventTimestamp', 'bidPrice', 'askPrice']), ['bidPrice', 'askPrice']),
+      fetchSeries(ticksCall, ticksArgs('Order', events, ['eventTimestamp', 'eventType', 'lastQty', 'lastPx']), ['lastQty', 'lastPx'], 'eventType'),
     ])
       .then(([trades, quotes, fills]) => !cancelled && setMarket({ from, to, trades, quotes, fills }))
       .catch((e: unknown) => !cancelled && setError((e as Error).message));
     return () => {
       cancelled = true;
     };
-  }, [order, zone, scope]);
+  }, [order, zone, scope, ticksCall]);
 
   const strike = isoNs(order.strikeTime);
   const end = isoNs(order.orderCompletedTime);

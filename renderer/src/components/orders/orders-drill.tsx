@@ -3,8 +3,9 @@
  * filter) in a grid, and the selected order's life on a chart beside it.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { RunResponse } from '../../../../engine/contract';
+import { ARG, type RunResponse } from '../../../../engine/contract';
 import { backend } from '../../backend';
+import { callWithView, useStore } from '../../store/store';
 import { ResultGridView } from '../result-grid';
 import { OrderChart, type OrderCells } from './order-chart';
 
@@ -20,6 +21,7 @@ export interface Drill {
 const num = (s: string | undefined): number | null => (s === undefined || s === '' ? null : Number(s));
 
 export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonly onClose: () => void }): React.JSX.Element {
+  const ticksCall = useStore((s) => callWithView(s.info, 'ticks'));
   const [orders, setOrders] = useState<Ok | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [row, setRow] = useState<number | null>(null);
@@ -35,9 +37,10 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
     setRow(null);
     setSortedPick(null);
     setOrder(null);
+    if (!ticksCall) return undefined;
     let cancelled = false;
     backend()
-      .run('.fsi.getTicks', drill.args)
+      .run(ticksCall, drill.args)
       .then((r) => {
         if (cancelled) return;
         if (r.ok) {
@@ -49,7 +52,7 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
     return () => {
       cancelled = true;
     };
-  }, [drill]);
+  }, [drill, ticksCall]);
 
   useEffect(() => {
     const from = sortedPick ?? (orders && row !== null ? { result: orders, row } : null);
@@ -116,7 +119,7 @@ export function OrdersDrill({ drill, onClose }: { readonly drill: Drill; readonl
             testId="tca-orders"
           />
         )}
-        {order ? <OrderChart order={order} zone={orders?.outputTZ ?? 'UTC'} scope={drill.args['scope']} /> : <div className="muted tca-chart-msg">{orders && orders.rows === 0 ? 'No orders.' : ''}</div>}
+        {order ? <OrderChart order={order} zone={orders?.outputTZ ?? 'UTC'} scope={drill.args[ARG.scope.name]} /> : <div className="muted tca-chart-msg">{orders && orders.rows === 0 ? 'No orders.' : ''}</div>}
       </div>
     </div>
   );

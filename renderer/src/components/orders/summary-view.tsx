@@ -6,11 +6,12 @@
  */
 import { tableFromIPC, type Table as ArrowTable } from 'apache-arrow';
 import { useEffect, useMemo, useState } from 'react';
-import type { RunResponse, SummaryFunctionInfo } from '../../../../engine/contract';
+import { ARG, type RunResponse, type SummaryFunctionInfo } from '../../../../engine/contract';
 import { backend } from '../../backend';
+import { givenArgs } from '../../form/args';
 import { formatValue, histogram, type Kind, KIND_UNIT, nextSort, priceDecimals, sortedRows, type SortState, toneOf } from '../../orders/tca';
 import { assignColours } from '../../stats/group-colours';
-import { useStore } from '../../store/store';
+import { callWithView, useStore } from '../../store/store';
 import { summaryTitle } from '../widgets/widget';
 import { type Drill, OrdersDrill } from './orders-drill';
 import { MarkoutChart, ShortfallHistogram } from './tca-charts';
@@ -40,11 +41,20 @@ async function readText(r: Ok): Promise<TextTable> {
 
 const num = (s: string | undefined): number | null => (s === undefined || s === '' ? null : Number(s));
 
+/** What only shapes a summary's rows: its totals and markouts are asked without it. */
+const SHAPING: ReadonlySet<string> = new Set([ARG.fill, ARG.sortCols, ARG.groupBy, ARG.summaryFunctions, ARG.agg].map((a) => a.name));
+
 /** The summary's own arguments, less what only shapes its rows (for the totals and markouts). */
 function baseArgs(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const { fill: _fill, sortCols: _sort, groupBy: _g, summaryFunctions: _s, agg: _a, ...rest } = args;
-  return rest;
+  return Object.fromEntries(Object.entries(args).filter(([name]) => !SHAPING.has(name)));
 }
+
+/** A summary call over the base arguments: these groups, these summary functions. */
+const summaryArgs = (base: Record<string, unknown>, groupBy: readonly string[], fns: readonly string[]): Record<string, unknown> => ({
+  ...base,
+  [ARG.groupBy.name]: groupBy,
+  [ARG.summaryFunctions.name]: fns,
+});
 
 interface Aux {
   readonly totals: TextTable | null;
@@ -60,6 +70,8 @@ export function OrderSummaryView(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const request = useStore((s) => s.request);
   const info = useStore((s) => s.info);
+  const summaryCall = useStore((s) => callWithView(s.info, 'summary'));
+  const ticksCall = useStore((s) => callWithView(s.info, 'ticks'));
   const assembly = useStore((s) => s.assembly);
   const fns = useMemo(() => new Map((info?.assemblies.find((a) => a.name === assembly)?.summaryFunctions ?? []).map((f) => [f.name, f])), [info, assembly]);
   const [main, setMain] = useState<TextTable | null>(null);
@@ -76,23 +88,23 @@ export function OrderSummaryView(): React.JSX.Element {
     setSort(null);
     setSelected(null);
     setDrill(null);
-    if (!result || result.rows > 10_000) return undefined;
+    if (!result || result.rows > 10_000 || !summaryCall) return undefined;
     let cancelled = false;
-    const op = 'getOrderAnalyticSummary';
     void (async () => {
       const table = await readText(result);
       if (cancelled) return;
       setMain(table);
       const base = baseArgs(args);
       const valueFns = table.names.filter((n) => fns.get(n)?.kind === 'value');
+      const shownFns = table.names.filter((n) => fns.has(n));
       try {
         const [totals, markouts, orders] = await Promise.all([
-          runText(op, { ...base, groupBy: [], summaryFunctions: table.names.filter((n) => fns.has(n)).length ? table.names.filter((n) => fns.has(n)) : [''], ...(args['agg'] !== undefined ? { agg: args['agg'] } : {}) }),
-          groupCols.length ? runText(op, { ...base, groupBy: groupCols, summaryFunctions: [...MARKOUTS] }) : Promise.resolve(null),
-          ordersOf(base, groupCols),
+          runText(summaryCall, { ...summaryArgs(base, [], shownFns.length ? shownFns : ['']), ...givenArgs(args, [ARG.agg]) }),
+          groupCols.length ? runText(summaryCall, summaryArgs(base, groupCols, MARKOUTS)) : Promise.resolve(null),
+          ticksCall ? ordersOf(ticksCall, base, groupCols) : Promise.resolve(null),
         ]);
         // value columns are totalled per currency when the orders hold several
-        const currencyTotals = valueFns.length ? await runText(op, { ...base, groupBy: ['currency'], summaryFunctions: valueFns }) : null;
+        const currencyTotals = valueFns.length ? await runText(summaryCall, summaryArgs(base, ['currency'], valueFns)) : null;
         if (!cancelled) setAux({ totals, currencyTotals: currencyTotals && currencyTotals.rows.length > 1 ? currencyTotals : null, markouts, orders, error: null });
       } catch (e) {
         if (!cancelled) setAux({ ...NO_AUX, error: (e as Error).message });
@@ -101,7 +113,7 @@ export function OrderSummaryView(): React.JSX.Element {
     return () => {
       cancelled = true;
     };
-  }, [result, args, fns, groupCols]);
+  }, [result, args, fns, groupCols, summaryCall, ticksCall]);
 
   const hist = useHistogram(aux.orders, main, groupCols, selected);
   const open = (row: number): void => {
@@ -133,23 +145,28 @@ export function OrderSummaryView(): React.JSX.Element {
   );
 }
 
+/** What a getTicks call of the summary's orders keeps of the summary: its routing, zones, window and filter. */
+const KEPT = [ARG.scope, ARG.inputTZ, ARG.outputTZ, ARG.temporality, ARG.slice, ARG.filter, ARG.startTS, ARG.endTS];
+
 /** getTicks arguments for the orders of one group: the summary's window and filter, and the group's values. */
 function drillArgs(args: Readonly<Record<string, unknown>>, group: ReadonlyArray<readonly [string, string]>): Record<string, unknown> {
-  const { scope, inputTZ, outputTZ, temporality, slice, filter, startTS, endTS, table } = args;
-  const out: Record<string, unknown> = { table };
-  for (const [k, v] of Object.entries({ scope, inputTZ, outputTZ, temporality, slice, startTS, endTS })) if (v !== undefined) out[k] = v;
+  const filter = args[ARG.filter.name];
+  // the filter comes last, with the group's clauses
+  const out: Record<string, unknown> = { [ARG.table.name]: args[ARG.table.name], ...givenArgs(args, KEPT.filter((a) => a !== ARG.filter)) };
   const clauses = group.map(([column, value]) => ['=', column, value]);
-  if (typeof filter === 'string' && filter.trim()) out['filter'] = [filter, ...group.map(([c, v]) => `${c}=${v}`)].join(';');
-  else if (Array.isArray(filter) || clauses.length) out['filter'] = [...(Array.isArray(filter) ? (filter as unknown[]) : []), ...clauses];
+  if (typeof filter === 'string' && filter.trim()) out[ARG.filter.name] = [filter, ...group.map(([c, v]) => `${c}=${v}`)].join(';');
+  else if (Array.isArray(filter) || clauses.length) out[ARG.filter.name] = [...(Array.isArray(filter) ? (filter as unknown[]) : []), ...clauses];
   return out;
 }
 
-/** The orders of the summary's window and filter, with the columns the histogram groups and bins by. */
-async function ordersOf(base: Record<string, unknown>, groupCols: readonly string[]): Promise<ArrowTable | null> {
-  const { summaryFunctions: _s, scope, inputTZ, outputTZ, temporality, slice, filter, startTS, endTS, table } = base as Record<string, unknown>;
-  const args: Record<string, unknown> = { table, columns: [...new Set([...groupCols, 'executionShortfall', 'executedQty'])] };
-  for (const [k, v] of Object.entries({ scope, inputTZ, outputTZ, temporality, slice, filter, startTS, endTS })) if (v !== undefined) args[k] = v;
-  const r = await backend().run('.fsi.getTicks', args);
+/** The orders of the summary's window and filter (read by `ticksCall`, getTicks' call name), with the columns the histogram groups and bins by. */
+async function ordersOf(ticksCall: string, base: Record<string, unknown>, groupCols: readonly string[]): Promise<ArrowTable | null> {
+  const args = {
+    [ARG.table.name]: base[ARG.table.name],
+    [ARG.columns.name]: [...new Set([...groupCols, 'executionShortfall', 'executedQty'])],
+    ...givenArgs(base, KEPT),
+  };
+  const r = await backend().run(ticksCall, args);
   if (!r.ok) throw new Error(r.header.ai);
   return tableFromIPC(await backend().table(r.resultId));
 }

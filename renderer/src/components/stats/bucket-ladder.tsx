@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { backend } from '../../backend';
 import { ladderColumns, ladderModel, type Snapshot, snapshotOf } from '../../ladder/ladder-model';
 import { ladderArgs } from '../../stats/ladder-link';
+import { callWithView, useStore } from '../../store/store';
 import { fmtPrice, fmtSpread, LadderView } from '../ladder-view';
 
 const HOVER_DEBOUNCE_MS = 120;
@@ -25,9 +26,9 @@ export interface BucketLadderProps {
 
 type Answer = { readonly snap: Snapshot | null } | { readonly error: string };
 
-/** Reads the book a getTicks body selects (null: no snapshot in the window). */
-async function readBook(args: Record<string, unknown>): Promise<Snapshot | null> {
-  const r = await backend().run('.fsi.getTicks', args);
+/** Reads the book a getTicks body selects (`ticksCall`: its call name; null: no snapshot in the window). */
+async function readBook(ticksCall: string, args: Record<string, unknown>): Promise<Snapshot | null> {
+  const r = await backend().run(ticksCall, args);
   if (!r.ok) throw new Error(`error ${r.header.ac}: ${r.header.ai}`);
   const cols = ladderColumns(r.columns, r.timeColumn, r.idColumn);
   if (!cols || r.rows === 0) return null;
@@ -40,13 +41,14 @@ export function BucketLadder(p: BucketLadderProps): React.JSX.Element {
   const cache = useRef(new Map<string, Answer>());
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [loading, setLoading] = useState(false);
+  const ticksCall = useStore((s) => callWithView(s.info, 'ticks'));
   const args = useMemo(() => (p.id === null ? null : ladderArgs(p.stats, p.id, p.label)), [p.stats, p.id, p.label]);
   const key = args ? JSON.stringify(args) : '';
 
   useEffect(() => cache.current.clear(), [p.stats]);
 
   useEffect(() => {
-    if (!args) return undefined;
+    if (!args || !ticksCall) return undefined;
     const hit = cache.current.get(key);
     if (hit) {
       setAnswer(hit);
@@ -57,7 +59,7 @@ export function BucketLadder(p: BucketLadderProps): React.JSX.Element {
     setLoading(true);
     const timer = setTimeout(
       () => {
-        readBook(args)
+        readBook(ticksCall, args)
           .then((snap): Answer => ({ snap }))
           .catch((e: unknown): Answer => ({ error: (e as Error).message }))
           .then((a) => {
@@ -73,7 +75,7 @@ export function BucketLadder(p: BucketLadderProps): React.JSX.Element {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [key, args, p.immediate]);
+  }, [key, args, ticksCall, p.immediate]);
 
   const snap = answer && 'snap' in answer ? answer.snap : null;
   const model = useMemo(() => (snap ? ladderModel(snap) : null), [snap]);

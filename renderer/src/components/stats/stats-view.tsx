@@ -7,7 +7,7 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { MAX_TABLE_ROWS } from '../../../../engine/contract';
+import { ARG, MAX_TABLE_ROWS } from '../../../../engine/contract';
 import { backend } from '../../backend';
 import { StatsChart } from '../../chart/stats-chart';
 import { ZoneClock } from '../../chart/zone-clock';
@@ -18,7 +18,7 @@ import { assignColours } from '../../stats/group-colours';
 import { modelFormats, readoutLines, scaleKey } from '../../stats/readout';
 import { seriesOf, statsModel, type StatsModel } from '../../stats/stats-model';
 import { volumeScale, type VolumeScale } from '../../chart/volume-scale';
-import { useStore } from '../../store/store';
+import { operationSpec, useStore } from '../../store/store';
 import { useGridHints } from '../grid/use-grid-hints';
 import { BarPanels } from './bar-panels';
 import { BucketLadder } from './bucket-ladder';
@@ -54,6 +54,8 @@ const STEP: Readonly<Record<string, number>> = { ArrowLeft: -1, ArrowRight: 1, P
 export function StatsView(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const request = useStore((s) => s.request);
+  // the argument that makes buckets a moving window, as the request's operation declares it
+  const moving = useStore((s) => operationSpec(s.info, s.request?.operation ?? null)?.buckets?.moving);
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<StatsChart | null>(null);
   const [model, setModel] = useState<StatsModel | null>(null);
@@ -70,8 +72,11 @@ export function StatsView(): React.JSX.Element {
   const selectRow = useStore((s) => s.selectRow);
 
   const args = useMemo(() => request?.args ?? {}, [request]);
-  const orderbook = args['orderbook'] === 'plotOrderbookSnapshots';
-  const trees = useMemo(() => new Map<string, TreeArg>((args['agg'] === undefined ? null : readAgg(args['agg']))?.trees.map((t) => [t.name, t.tree]) ?? []), [args]);
+  const orderbook = args[ARG.orderbook.name] === 'plotOrderbookSnapshots';
+  const trees = useMemo(() => {
+    const agg = args[ARG.agg.name];
+    return new Map<string, TreeArg>((agg === undefined ? null : readAgg(agg))?.trees.map((t) => [t.name, t.tree]) ?? []);
+  }, [args]);
 
   useEffect(() => {
     setModel(null);
@@ -142,7 +147,7 @@ export function StatsView(): React.JSX.Element {
   const focusGroup = hover?.group ?? shownList[0] ?? null;
   const slot = pinned ?? hover?.slot ?? (slots > 0 ? slots - 1 : null);
   const clock = useMemo(() => new ZoneClock(zone), [zone]);
-  const mws = args['movingWindowSize'] !== undefined;
+  const mws = moving !== undefined && args[moving] !== undefined;
   const labelText = model?.bucketed && slot !== null ? `${clock.full(model.times[slot]!)} ${mws ? '(bucket end)' : '(bucket start)'}` : 'whole window';
   const idAt = result?.idColumn ? (model?.groupColumns.indexOf(result.idColumn) ?? -1) : -1;
   const ladderGroup = shownList[0];

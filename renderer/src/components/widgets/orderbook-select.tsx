@@ -3,7 +3,7 @@
  * fix) when the form does not meet them; the engine answers an error in that case too.
  */
 import type { TableInfo } from '../../../../engine/contract';
-import { orderbookCheck } from '../../form/orderbook-check';
+import { type FixArg, orderbookCheck } from '../../form/orderbook-check';
 
 export interface OrderbookSelectProps {
   readonly id: string;
@@ -12,7 +12,7 @@ export interface OrderbookSelectProps {
   readonly onChange: (v: string) => void;
   readonly table: TableInfo | undefined;
   readonly refs: readonly string[];
-  readonly fix: (arg: 'ref' | 'table', value: string) => void;
+  readonly fix: (arg: FixArg, value: string) => void;
   readonly describedBy?: string;
 }
 

@@ -3,7 +3,7 @@
  * reference tables, or an explicit "no grouping" that sends []), and the applyHolidayCalendar choice
  * (0b, 1b, an exchange of ExchangeHolidayCal, or the null symbol) with what it needs.
  */
-import type { ArgSpec, TableInfo } from '../../../../engine/contract';
+import { ARG, type ArgSpec, type TableInfo } from '../../../../engine/contract';
 import { missingNeeds } from '../../form/bucket-hints';
 import { columnsOf, reachableRefs } from '../../form/schema';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf } from '../../form/values';
@@ -42,7 +42,7 @@ function groupOptions(table: TableInfo | undefined, tables: readonly TableInfo[]
 /** The groupBy picker with its "no grouping" switch. */
 export function GroupByInput(p: GroupByInputProps): React.JSX.Element {
   const none = isNoGrouping(p.value);
-  const refs = namesOf(p.values['ref'], false);
+  const refs = namesOf(p.values[ARG.ref.name], false);
   const options = groupOptions(p.table, p.tables, refs);
   const { items, draft } = chipsOf(none ? undefined : p.value, false);
   const unjoined = reachableRefs(p.table).filter((r) => !refs.includes(r));
@@ -82,7 +82,7 @@ export function GroupByInput(p: GroupByInputProps): React.JSX.Element {
         {!none && unjoined.length > 0 && (
           <>
             {' · '}
-            <button type="button" className="link-button" onClick={() => p.setField('ref', listValue(addNames(refs, [unjoined[0]!])))}>
+            <button type="button" className="link-button" onClick={() => p.setField(ARG.ref.name, listValue(addNames(refs, [unjoined[0]!])))}>
               + ref {unjoined[0]}
             </button>{' '}
             to group by its columns

@@ -4,13 +4,15 @@
  * data-testid="arg-<name>" on its main element.
  */
 import type { ArgSpec, OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../../engine/contract';
-import { defaultText } from '../../../../engine/contract';
+import { ARG, defaultText } from '../../../../engine/contract';
+import { takes, textArg } from '../../form/args';
 import { bucketHint } from '../../form/bucket-hints';
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
 import { isKnownZone } from '../../form/zones';
 import { idProblem } from '../../states/describe';
 import { formWindow } from '../../form/window';
+import type { FixArg } from '../../form/orderbook-check';
 import { addNames, chipsOf, type FormValue, type FormValues, listValue, namesOf, textOf } from '../../form/values';
 import { AggEditor } from './agg-editor';
 import { ChipsInput } from './chips-input';
@@ -59,7 +61,7 @@ function placeholder(arg: ArgSpec, table: TableInfo | undefined): string {
     case 'identifiers':
       return 'all; type to search, e.g. AAPL, MSFT';
     case 'columns':
-      return arg.name === 'groupBy' ? `${table?.idColumn ?? 'identifier column'} (default)` : 'all columns; type to search';
+      return 'all columns; type to search';
     case 'analytics':
       // one example, the shortest: a list of them did not fit the field beside the form's labels
       return table?.analytics.length ? `type to search, e.g. ${table.analytics.reduce((a, b) => (b.length < a.length ? b : a))}` : 'type names, e.g. vwap';
@@ -89,7 +91,7 @@ export function Widget(p: WidgetProps): React.JSX.Element {
 /** The form's window as typed (startTS, endTS; or dt and the day after), for the zones' offsets over it. */
 function windowTexts(values: FormValues): readonly [string, string] {
   const w = formWindow(values);
-  return w ? [w.startTS, w.endTS] : [textOf(values['startTS']), textOf(values['endTS'])];
+  return w ? [w.startTS, w.endTS] : [textArg(values, ARG.startTS), textArg(values, ARG.endTS)];
 }
 
 function BaseWidget(p: WidgetProps): React.JSX.Element {
@@ -98,7 +100,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
   const describedBy = `${id}-doc`;
   const common = { id, name: arg.name, 'data-testid': id, 'aria-describedby': describedBy };
   const text = textOf(value);
-  const zone = textOf(values['inputTZ']).trim() || 'UTC';
+  const zone = textArg(values, ARG.inputTZ).trim() || 'UTC';
   const zoneBad = !isKnownZone(zone);
   const cols = columnChoices(arg.name, table);
   if (arg.widget === 'columns' && arg.emptyMeansNone) {
@@ -122,14 +124,14 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
       );
     case 'timestamp':
     case 'date': {
-      const warning = arg.name === 'endTS' ? windowProblem(textOf(values['startTS']), text) : null;
+      const warning = arg.name === ARG.endTS.name ? windowProblem(textArg(values, ARG.startTS), text) : null;
       return <TimeInput id={id} value={text} onChange={onChange} placeholder={placeholder(arg, table)} zone={zone} zoneBad={zoneBad} warning={warning} describedBy={describedBy} dateOnly={arg.widget === 'date'} />;
     }
     case 'zone':
       return <ZoneInput id={id} value={text} onChange={onChange} placeholder="UTC" describedBy={describedBy} window={windowTexts(values)} inputZone={zoneBad ? 'UTC' : zone} />;
     case 'identifiers': {
       const { items, draft } = chipsOf(value, true);
-      const mapped = values['idMapping'] === true;
+      const mapped = values[ARG.idMapping.name] === true;
       return (
         <ChipsInput
           id={id}
@@ -154,7 +156,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           ? cols.map((c) => ({ value: c.name, hint: c.type }))
           : arg.widget === 'tables'
             ? refs.map((r) => ({ value: r, hint: `via ${Object.keys(table?.foreignKeys ?? {}).filter((k) => table?.foreignKeys[k] === r).join(', ')}` }))
-            : arg.name === 'analytics'
+            : arg.widget === 'analytics'
               ? analyticChoices(table)
               : [];
       const problem = (it: string): string | null =>
@@ -162,7 +164,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           ? `not a column of ${table.name}`
           : arg.widget === 'tables' && table && !refs.includes(it)
             ? `no foreign key of ${table.name} references it`
-            : arg.name === 'analytics' && table && !table.analytics.includes(it)
+            : arg.widget === 'analytics' && table && !table.analytics.includes(it)
               ? `not an analytic of ${table.name}`
               : null;
       return (
@@ -198,7 +200,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
     }
     case 'column': {
       if (!table) return <input {...common} spellCheck={false} value={text} placeholder={defaultText(arg) ?? ''} onChange={(e) => onChange(e.target.value)} />;
-      const dflt = arg.name === 'timeCol' ? `${table.timeColumn ?? 'partition column'} (default)` : arg.name === 'idCol' ? `${table.idColumn} (default)` : '(default)';
+      const dflt = arg.name === ARG.timeCol.name ? `${table.timeColumn ?? 'partition column'} (default)` : arg.name === ARG.idCol.name ? `${table.idColumn} (default)` : '(default)';
       const known = text === '' || cols.some((c) => c.name === text);
       return (
         <select {...common} className={known ? '' : 'invalid'} value={text} onChange={(e) => onChange(e.target.value)}>
@@ -224,17 +226,18 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           onChange={onChange}
           zone={zone}
           zoneBad={zoneBad}
-          temporality={textOf(values['temporality'])}
-          useSlice={p.op.args.some((a) => a.name === 'temporality') ? () => p.setField('temporality', 'slice') : null}
+          temporality={textArg(values, ARG.temporality)}
+          useSlice={takes(p.op, ARG.temporality) ? () => p.setField(ARG.temporality.name, 'slice') : null}
           describedBy={describedBy}
         />
       );
     case 'enum': {
-      if (arg.name === 'orderbook') {
-        const fix = (a: 'ref' | 'table', v: string): void => p.setField(a, a === 'ref' ? listValue(addNames(namesOf(values['ref'], false), [v])) : v);
-        return <OrderbookSelect id={id} value={text} allowed={arg.allowed ?? []} onChange={onChange} table={table} refs={namesOf(values["ref"], false)} fix={fix} describedBy={describedBy} />;
+      if (arg.name === ARG.orderbook.name) {
+        const refs = namesOf(values[ARG.ref.name], false);
+        const fix = (a: FixArg, v: string): void => p.setField(a, a === ARG.ref.name ? listValue(addNames(refs, [v])) : v);
+        return <OrderbookSelect id={id} value={text} allowed={arg.allowed ?? []} onChange={onChange} table={table} refs={refs} fix={fix} describedBy={describedBy} />;
       }
-      const options = arg.name === 'filterRule' ? p.filterRules : (arg.allowed ?? []);
+      const options = arg.name === ARG.filterRule.name ? p.filterRules : (arg.allowed ?? []);
       return (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
           <option value="">{arg.default !== undefined ? `${defaultText(arg)} (default)` : '(none)'}</option>

@@ -29,7 +29,7 @@ export const generateOrderAnalyticsOperation: OperationOf<typeof GENERATE_ARGS> 
   qReply: 'tableInList',
   view: 'generate',
   // one day of orders, replacing what an earlier run stored for them (no duplicates by default)
-  form: { table: 'Order', window: 'dt', values: { regenExistingIDs: true } },
+  form: { table: 'Order', window: 'day', values: { regenExistingIDs: true } },
   // it splits by instrument itself (orders/generate.ts), not through the split planner
   split: null,
   remoteResult: { timeColumn: 'never', groupColumns: null },

@@ -85,7 +85,7 @@ export type QReply = 'table' | 'tableInList';
 /** An operation's starting form in the app: its preferred table, its window as one day (startTS/endTS or dt), other values. */
 export interface StartForm {
   readonly table: string;
-  readonly window: 'startEnd' | 'dt';
+  readonly window: 'startEnd' | 'day';
   readonly values?: Readonly<Record<string, string | boolean>>;
 }
 

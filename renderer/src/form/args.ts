@@ -2,7 +2,7 @@
  * Reading an argument through its declaration (engine/contract's ARG: `ARG.startTS`), never by its
  * name written out: a form's field, a request's argument, whether an operation takes it.
  */
-import type { ArgSpec, OperationSpec } from '../../../engine/contract';
+import { ARG, type ArgSpec, type OperationSpec } from '../../../engine/contract';
 import { type FormValues, textOf } from './values';
 
 type Decl = Pick<ArgSpec, 'name'>;
@@ -24,3 +24,6 @@ export function stringArg(args: Args, decl: Decl): string {
 export function givenArgs(args: Args, decls: readonly Decl[]): Record<string, unknown> {
   return Object.fromEntries(decls.filter((d) => args[d.name] !== undefined).map((d) => [d.name, args[d.name]]));
 }
+
+/** temporality's value that keeps only the slice of each day (its declaration's second allowed value). */
+export const SLICED: string = ARG.temporality.allowed[1];

@@ -23,7 +23,7 @@ export function initialForm(op: OperationSpec | undefined, tables: readonly Tabl
   const t = tables.find((x) => x.name === op.form.table) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
   if (!t) return {};
   const values: Record<string, FormValue> = { [ARG.table.name]: t.name, ...op.form.values };
-  if (op.form.window === 'dt') {
+  if (op.form.window === 'day') {
     if (t.firstDate) values[ARG.dt.name] = toKdbDate(t.firstDate);
     return values;
   }

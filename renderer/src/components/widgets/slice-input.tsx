@@ -4,6 +4,7 @@
  */
 import { shortZone } from '../../form/zones';
 import { parseTimeOfDay, TIME_OF_DAY_FORMS } from '../../form/time-text';
+import { SLICED } from '../../form/args';
 
 export interface SliceInputProps {
   readonly id: string;
@@ -48,7 +49,7 @@ export function SliceInput(p: SliceInputProps): React.JSX.Element {
         </span>
       </div>
       {note && <div className={`field-msg ${note.error ? 'error-text' : 'warn-text'}`}>{note.text}</div>}
-      {filled && p.temporality !== 'slice' && (
+      {filled && p.temporality !== SLICED && (
         <div className="field-msg muted">
           used when temporality is slice{' '}
           {p.useSlice && (

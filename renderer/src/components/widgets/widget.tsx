@@ -5,7 +5,7 @@
  */
 import type { ArgSpec, OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../../engine/contract';
 import { ARG, defaultText } from '../../../../engine/contract';
-import { takes, textArg } from '../../form/args';
+import { SLICED, takes, textArg } from '../../form/args';
 import { bucketHint } from '../../form/bucket-hints';
 import { analyticChoices, columnChoices, reachableRefs } from '../../form/schema';
 import { windowProblem } from '../../form/time-text';
@@ -227,7 +227,7 @@ function BaseWidget(p: WidgetProps): React.JSX.Element {
           zone={zone}
           zoneBad={zoneBad}
           temporality={textArg(values, ARG.temporality)}
-          useSlice={takes(p.op, ARG.temporality) ? () => p.setField(ARG.temporality.name, 'slice') : null}
+          useSlice={takes(p.op, ARG.temporality) ? () => p.setField(ARG.temporality.name, SLICED) : null}
           describedBy={describedBy}
         />
       );

@@ -20,7 +20,7 @@ import { type ArgsOf, decodeArgs } from '../../engine/registry/decode.js';
 import { argumentsMarkdown } from '../../engine/operations/docs.js';
 import { OPERATIONS, operationByName, operationByRestPath } from '../../engine/operations/index.js';
 import { type Operation, specOf } from '../../engine/operations/operation.js';
-import { ALL_ARGS } from '../../engine/registry/args.js';
+import { ALL_ARGS, arg } from '../../engine/registry/args.js';
 import { Registry } from '../../engine/registry/register.js';
 import type { ArgSpec, OperationSpec } from '../../engine/registry/types.js';
 import { ArgFormView } from '../../renderer/src/components/arg-form.js';
@@ -264,6 +264,12 @@ describe('registry conformance', () => {
     expect(granularity).toBe(5);
     // @ts-expect-error getStats takes no columns: reading it does not compile
     expect(args.get('columns')).toBeUndefined();
+    // an argument of the operation's own, declared beside it, reads typed the same way
+    const bucketOffset = arg({ name: 'bucketOffset', type: 'integer', required: false, default: 0, widget: 'number', example: '5', doc: 'Shifts every bucket.' });
+    const own = [...GETSTATS_ARGS, bucketOffset] as const;
+    const withOwn = decodeArgs({ ...specOf(operationByName('getStats')), args: own }, { table: 'Trade', bucketOffset: '3' }) as ArgsOf<typeof own>;
+    const offset: number | undefined = withOwn.get('bucketOffset');
+    expect(offset).toBe(3);
     // getStats's arguments pass to getTicks's selection (it reads fewer), getTicks's do not reach getStats's kernel
     const ticks = decodeArgs(operationByName('getTicks'), { table: 'Trade' }) as ArgsOf<typeof GETTICKS_ARGS>;
     const select: Parameters<typeof queryBase>[1] = args;

@@ -877,6 +877,11 @@ export class Executor {
     else slot.worker.postMessage({ kind: 'call', id: 0, method: 'crash', params: [] } satisfies CallMessage);
   }
 
+  /** Chunks worker `i` has streamed and is held back at, waiting for its reader to take one (0: not held). */
+  heldAt(i: number): number {
+    return Atomics.load(this.slots[i]!.flowCount, 1);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     for (const q of [...this.queue]) q.call.reject(new TickscopeError('cancelled', 'the executor is closing'));

@@ -50,7 +50,8 @@ export interface WorkerInit {
   /**
    * Int32Array over it: [0] chunks of the running call the executor's caller has taken. A worker
    * streaming chunks (CSV, the gateway's JSON) stays at most FLOW_WINDOW chunks ahead of it, so a slow
-   * reader holds back the worker instead of filling the serving thread's memory.
+   * reader holds back the worker instead of filling the serving thread's memory. [1] the chunks it
+   * has sent while it waits so held back (0: not held).
    */
   readonly flow: SharedArrayBuffer;
 }

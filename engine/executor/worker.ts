@@ -143,9 +143,14 @@ function handle(m: CallMessage): void {
   Atomics.store(flow, 0, 0);
   let sent = 0;
   const postChunk = (bytes: Uint8Array): void => {
-    for (let taken = Atomics.load(flow, 0); sent - taken >= FLOW_WINDOW; taken = Atomics.load(flow, 0)) {
-      hooks.checkpoint();
-      Atomics.wait(flow, 0, taken, 50);
+    try {
+      for (let taken = Atomics.load(flow, 0); sent - taken >= FLOW_WINDOW; taken = Atomics.load(flow, 0)) {
+        Atomics.store(flow, 1, sent); // held back at `sent` chunks (Executor.heldAt)
+        hooks.checkpoint();
+        Atomics.wait(flow, 0, taken, 50);
+      }
+    } finally {
+      Atomics.store(flow, 1, 0);
     }
     sent++;
     // each chunk is a buffer of its own (engine/output/out.ts): moved, not copied

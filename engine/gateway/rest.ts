@@ -47,6 +47,8 @@ export interface GatewayOptions {
   readonly clients: Clients;
   /** An external issuer's verifier instead of the own one (no token endpoint then). */
   readonly external?: TokenVerifier;
+  /** The clock the own issuer issues and checks its tokens by; default the real one (tests move theirs on). */
+  readonly now?: () => Date;
   readonly tls?: { readonly cert: string; readonly key: string };
   /** One line per request (the access log); default none. */
   readonly log?: (line: string) => void;
@@ -115,7 +117,7 @@ export async function startGateway(service: QueryService, opts: GatewayOptions):
   }) as unknown as FastifyInstance;
   const scheme = opts.tls ? 'https' : 'http';
   const tokenPath = `/auth/realms/${encodeURIComponent(opts.realm)}/protocol/openid-connect/token`;
-  const issuer = opts.external ? null : new OwnIssuer(`${scheme}://${opts.host}:${opts.port}/auth/realms/${opts.realm}`, opts.audience ?? opts.realm, opts.tokenTtlSeconds);
+  const issuer = opts.external ? null : new OwnIssuer(`${scheme}://${opts.host}:${opts.port}/auth/realms/${opts.realm}`, opts.audience ?? opts.realm, opts.tokenTtlSeconds, undefined, opts.now);
   const verifier: TokenVerifier = opts.external ?? issuer!;
   // per client id: requests at once, and a minute's requests (SPEC 10); token endpoint abuse
   const inFlight = new Map<string, number>();

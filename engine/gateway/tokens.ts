@@ -54,9 +54,12 @@ function rejected(e: unknown): TickscopeError {
 /** How far in the future a token's `iat` may be (clock skew between machines), in seconds. */
 export const IAT_SKEW_S = 60;
 
+/** The real clock: what a verifier reads the time from unless given another (tests move theirs on). */
+const realNow = (): Date => new Date();
+
 /** Refuses a token issued in the future beyond the skew (jose checks `iat` only with maxTokenAge). */
-function checkIssuedAt(payload: JWTPayload): void {
-  if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + IAT_SKEW_S) {
+function checkIssuedAt(payload: JWTPayload, now: Date): void {
+  if (payload.iat !== undefined && payload.iat > now.getTime() / 1000 + IAT_SKEW_S) {
     throw new TickscopeError('unauthorized', `Authorization: the token is issued in the future (iat ${payload.iat}, more than ${IAT_SKEW_S} s ahead of this gateway's clock)`);
   }
 }
@@ -83,6 +86,8 @@ export class OwnIssuer implements TokenVerifier {
     readonly ttlSeconds: number,
     /** The signing key: random per process (tests give their own). */
     key: Uint8Array = randomBytes(32),
+    /** The clock tokens are issued and checked by (tests move theirs on instead of waiting). */
+    private readonly now: () => Date = realNow,
   ) {
     // a KeyObject made once: given raw bytes, jose imports the key anew for every token it checks
     this.key = createSecretKey(key);
@@ -91,14 +96,15 @@ export class OwnIssuer implements TokenVerifier {
   private readonly key: KeyObject;
 
   async issue(subject: string, scopes: readonly Scope[]): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
+    const at = this.now();
     const token = await new SignJWT({ scope: scopes.join(' ') })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(subject)
       .setIssuer(this.issuer)
       .setAudience(this.audience)
-      .setIssuedAt()
-      .setNotBefore('0s')
-      .setExpirationTime(`${this.ttlSeconds}s`)
+      .setIssuedAt(at)
+      .setNotBefore(at)
+      .setExpirationTime(Math.floor(at.getTime() / 1000) + this.ttlSeconds)
       .setJti(randomBytes(12).toString('base64url'))
       .sign(this.key);
     return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds };
@@ -106,8 +112,9 @@ export class OwnIssuer implements TokenVerifier {
 
   async verify(token: string): Promise<TokenCheck> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: this.issuer, audience: this.audience, requiredClaims: ['exp', 'sub'] });
-      checkIssuedAt(payload);
+      const now = this.now();
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: this.issuer, audience: this.audience, requiredClaims: ['exp', 'sub'], currentDate: now });
+      checkIssuedAt(payload, now);
       return { subject: payload.sub!, scopes: scopesOf(payload['scope']) }; // not an argument: the token's OAuth2 claim
     } catch (e) {
       throw e instanceof TickscopeError ? e : rejected(e);
@@ -124,14 +131,17 @@ export class ExternalIssuer implements TokenVerifier {
     readonly issuer: string,
     readonly audience: string | undefined,
     readonly scopeClaim = 'scope',
+    /** The clock tokens are checked by (tests move theirs on instead of waiting). */
+    private readonly now: () => Date = realNow,
   ) {
     this.jwks = createRemoteJWKSet(new URL(jwksUrl));
   }
 
   async verify(token: string): Promise<TokenCheck> {
     try {
-      const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256'], issuer: this.issuer, ...(this.audience ? { audience: this.audience } : {}), requiredClaims: ['exp'] });
-      checkIssuedAt(payload);
+      const now = this.now();
+      const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256'], issuer: this.issuer, ...(this.audience ? { audience: this.audience } : {}), requiredClaims: ['exp'], currentDate: now });
+      checkIssuedAt(payload, now);
       return { subject: payload.sub ?? String(payload['azp'] ?? payload['client_id'] ?? ''), scopes: scopesOf(claimAt(payload, this.scopeClaim)) };
     } catch (e) {
       throw e instanceof TickscopeError ? e : rejected(e);

@@ -32,6 +32,26 @@ const LOCK = '.write.lock';
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const HOST = hostname();
 
+/** How a writer waiting for the lock reads the time and pauses. */
+export interface LockClock {
+  now(): number;
+  sleep(ms: number): void;
+}
+
+const realClock: LockClock = { now: () => Date.now(), sleep: (ms) => void Atomics.wait(sleeper, 0, 0, ms) };
+let clock = realClock;
+
+/**
+ * Tests only: this thread's lock waits read the time from, and pause through, `c` (a test drives the
+ * time, or records that a writer never waited) until the returned function puts the real clock back.
+ */
+export function useLockClock(c: LockClock): () => void {
+  clock = c;
+  return () => {
+    clock = realClock;
+  };
+}
+
 /** A lock's holder as its file names it. */
 interface Holder {
   readonly pid: number;
@@ -112,7 +132,7 @@ function mayBeAlive(h: Holder): boolean {
 /** Runs `fn` while holding the database's write lock, waiting while another writer holds it. */
 export function withWriteLock<T>(dir: string, fn: () => T, opts: { waitMs?: number } = {}): T {
   const path = join(dir, LOCK);
-  const deadline = Date.now() + (opts.waitMs ?? WAIT_MS);
+  const deadline = clock.now() + (opts.waitMs ?? WAIT_MS);
   const mine = `${path}.${process.pid}-${threadId}`;
   writing(mine, () => writeFileSync(mine, holderText()), 'taking the write lock');
   let pause = 1;
@@ -147,12 +167,12 @@ export function withWriteLock<T>(dir: string, fn: () => T, opts: { waitMs?: numb
       rmSync(aside, { force: true });
       continue;
     }
-    if (Date.now() > deadline) {
+    if (clock.now() >= deadline) {
       rmSync(mine, { force: true });
       const who = holder ? (holder.pid === process.pid ? `another thread (${holder.thread}) of this process` : `process ${holder.pid}${holder.host && holder.host !== HOST ? ` on ${holder.host}` : ''}`) : 'another writer';
       throw new TickscopeError('badDatabase', `${dir} is being written by ${who}; waited ${opts.waitMs ?? WAIT_MS} ms, try again when it finishes`);
     }
-    Atomics.wait(sleeper, 0, 0, pause);
+    clock.sleep(pause);
     pause = Math.min(pause * 2, 50);
   }
   rmSync(mine, { force: true });

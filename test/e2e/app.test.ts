@@ -64,8 +64,7 @@ describe('the app in a browser', () => {
 
     // The chart has drawn the line and the bars.
     await page.waitForSelector('[data-testid="chart-info"]');
-    await page.waitForTimeout(300);
-    expect(await paintedPixels(page)).toBeGreaterThan(2000);
+    await expect.poll(() => paintedPixels(page), { timeout: 10_000 }).toBeGreaterThan(2000);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-app.png') });
 
     // Export: a download of the whole result, equal to the call payload row for row.

@@ -67,16 +67,19 @@ describe('states and layout', () => {
     await ran();
     await expect.poll(() => grid().isVisible()).toBe(true);
 
-    // a slow answer: the previous result is dimmed and says which request it answered
+    // a slow answer (held until the test has looked): the previous result is dimmed and says which request it answered
+    let answer!: () => void;
+    const answerable = new Promise<void>((r) => (answer = r));
     await page.route('**/app/api/run', async (route) => {
-      await new Promise((r) => setTimeout(r, 1200));
+      await answerable;
       await route.continue();
     });
     await page.fill('[data-testid="arg-startTS"]', 'tomorrow');
     await page.keyboard.press('Control+Enter');
     const banner = page.locator('[data-testid="previous-banner"]');
-    await expect.poll(() => banner.textContent()).toMatch(/^previous result: getTicks Trade 2024-03-06 · AAPL · [\d,]+ rows— running…$/);
+    await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/^previous result: getTicks Trade 2024-03-06 · AAPL · [\d,]+ rows— running…$/);
     expect(await page.locator('main.results').evaluate((m) => m.classList.contains('stale'))).toBe(true);
+    answer();
 
     // the error: its panel with the message, the code and what docs/errors.md says of it, the request
     const panel = page.locator('[data-testid="error-panel"]');

@@ -49,10 +49,12 @@ describe('the executor', () => {
       chunks++;
       return new Promise<void>((taken) => pending.push(taken));
     });
-    // the reader takes nothing: the worker stops after FLOW_WINDOW chunks
-    for (let i = 0; i < 100 && chunks < FLOW_WINDOW; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(chunks).toBe(FLOW_WINDOW);
+    // the reader takes nothing: the worker is held back once it has sent FLOW_WINDOW chunks
+    await expect.poll(() => ex.heldAt(0), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(ex.heldAt(0)).toBe(FLOW_WINDOW);
+    // the chunks it sent all arrive, and while it is held (nothing taken) no other follows
+    await expect.poll(() => chunks, { timeout: 30_000 }).toBe(FLOW_WINDOW);
+    expect(ex.heldAt(0)).toBe(FLOW_WINDOW);
     // the reader takes them: the rest follows
     const release = setInterval(() => {
       for (const taken of pending.splice(0)) taken();
@@ -85,7 +87,7 @@ describe('the executor', () => {
     const file = ex.exportFile(r.resultId, 'csv', 'export-1')[Symbol.asyncIterator]();
     // the reader takes one chunk: the worker is held FLOW_WINDOW chunks ahead, part way through
     expect((await file.next()).done).toBe(false);
-    for (let i = 0; i < 200 && !(ex.progress('export-1')?.done ?? 0); i++) await new Promise((res) => setTimeout(res, 10));
+    await expect.poll(() => ex.progress('export-1')?.done ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
     const p = ex.progress('export-1')!;
     expect(p).toMatchObject({ state: 'running', unit: 'rows', total: r.rows });
     expect(p.done).toBeGreaterThan(0);

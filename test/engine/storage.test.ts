@@ -10,7 +10,7 @@ import { textCells } from '../../engine/gateway/render.js';
 import { configFromJson } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
 import { schemaFromJson, type Schema } from '../../engine/storage/schema.js';
-import { withWriteLock } from '../../engine/storage/write-lock.js';
+import { useLockClock, withWriteLock } from '../../engine/storage/write-lock.js';
 import { tempDir } from '../helpers/db.js';
 
 /** A schema with one partitioned table holding a column of every type. */
@@ -108,13 +108,17 @@ describe('database storage', () => {
     leave();
     // While another writer holds the lock, opening neither waits for it nor touches its folders.
     let during: Database | undefined;
-    let openMs = 0;
+    const waits: number[] = [];
     withWriteLock(dir, () => {
-      const t0 = performance.now();
-      during = Database.open(dir);
-      openMs = performance.now() - t0;
+      let now = 0;
+      const restore = useLockClock({ now: () => now, sleep: (ms) => void (waits.push(ms), (now += ms)) });
+      try {
+        during = Database.open(dir);
+      } finally {
+        restore();
+      }
     });
-    expect(openMs).toBeLessThan(1000);
+    expect(waits).toEqual([]); // it did not pause for the lock (a lock wait pauses through the clock)
     expect(during!.partition('T', '2024-03-06')!.rows).toBe(3);
     expect(existsSync(join(dir, 'data', 'T', '2024-03-06.g99'))).toBe(true);
     // The next open removes what no manifest names; the data stays as it was.
@@ -236,14 +240,21 @@ describe('database storage', () => {
     writeFileSync(join(dir, '.write.lock'), '999999999');
     expect(withWriteLock(dir, () => 'ran')).toBe('ran');
     expect(existsSync(join(dir, '.write.lock'))).toBe(false);
-    // A lock held by a live process is waited for, then refused with its pid.
+    // A lock held by a live process is waited for, then refused with its pid: on a clock the test
+    // drives, the writer pauses again and again (looking at the lock after each pause) until 300 ms
+    // have passed on that clock, and no further
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
+    let now = 0;
+    const waits: number[] = [];
+    const restore = useLockClock({ now: () => now, sleep: (ms) => void (waits.push(ms), (now += ms)) });
     try {
       writeFileSync(join(dir, '.write.lock'), `${sleeper.pid}:0`);
-      const t0 = Date.now();
       expect(() => withWriteLock(dir, () => 'ran', { waitMs: 300 })).toThrow(new RegExp(`being written by process ${sleeper.pid}; waited 300 ms`));
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+      expect(waits.length).toBeGreaterThan(1);
+      expect(now).toBeGreaterThanOrEqual(300);
+      expect(now - waits.at(-1)!).toBeLessThan(300);
     } finally {
+      restore();
       sleeper.kill();
     }
     // A lock held by this process (another thread of it) is never taken over.

@@ -36,6 +36,8 @@ let readerSecret = '';
 let writerSecret = '';
 let keys: Awaited<ReturnType<typeof generateKeyPair>>;
 let jwksUrl = '';
+/** The short-lived gateway's clock: stands still unless a test moves it on. */
+let shortNow = Date.now();
 const ISSUER = 'http://127.0.0.1/realms/test';
 
 const ALL = { startTS: '2024.01.01', endTS: '2030.01.01' };
@@ -48,7 +50,7 @@ beforeAll(async () => {
   writerSecret = clients.add('writer', ['fsi.read', 'fsi.generate']);
   service = await QueryService.start([db], { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1 }, 'browser');
   gw = await startGateway(service, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 300, clients: Clients.load(clientsFile), log: (l) => logLines.push(l) });
-  short = await startGateway(service, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 1, clients: Clients.load(clientsFile) });
+  short = await startGateway(service, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 1, clients: Clients.load(clientsFile), now: () => new Date(shortNow) });
   // an external issuer: its JWKS served by the test on loopback
   keys = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
@@ -191,7 +193,7 @@ describe('the REST gateway', () => {
   it('expires its tokens', async () => {
     const t = await token('reader', readerSecret, short);
     expect((await post('/servicegateway/fsi/getTicks', { table: 'Instrument' }, { authorization: `Bearer ${t}` }, short)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2100));
+    shortNow += 2100; // the gateway's clock past the token's 1 s
     const r = await post('/servicegateway/fsi/getTicks', { table: 'Instrument' }, { authorization: `Bearer ${t}` }, short);
     expect(r.status).toBe(401);
     expect(((await r.json()) as { header: { ai: string } }).header.ai).toMatch(/expired/);

@@ -344,13 +344,13 @@ describe('the q IPC gateway against hostile connections', () => {
     const g = await gatewayFactory({ maxPendingHandshakesPerAddress: 5 });
     const pending = Array.from({ length: 5 }, () => raw(g.port));
     await Promise.all(pending.map((p) => new Promise((resolve) => p.socket.once('connect', resolve))));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => g.clientMaps()['qSockets'], { timeout: 10_000 }).toBe(5); // the gateway holds the five, each waiting for its handshake
     const sixth = raw(g.port);
     await sixth.closed;
     expect(pending.some((p) => p.isClosed())).toBe(false);
     for (const p of pending) p.socket.destroy();
     await Promise.all(pending.map((p) => p.closed));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => g.clientMaps()['qSockets'], { timeout: 10_000 }).toBe(0); // the gateway has seen them close
     await answersAnew(g.port);
   });
 
@@ -363,7 +363,7 @@ describe('the q IPC gateway against hostile connections', () => {
     expect(await accepted(g.port, 'other', otherSecret)).toBe(true);
     open[0]!.socket.destroy();
     await open[0]!.closed;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => g.clientMaps()['qSockets'], { timeout: 10_000 }).toBe(2); // the gateway has seen it close (and the other client's)
     await answers(open[1]!);
     const again = await login(g.port);
     await answers(again);
@@ -382,7 +382,8 @@ describe('the q IPC gateway against hostile connections', () => {
   });
 
   it('closes a connection idle past qIdleTimeoutMs, not one that is answered', async () => {
-    const g = await gatewayFactory({ qIdleTimeoutMs: 400 });
+    // answered every 150 ms, far inside its 1500 ms: a stalled event loop does not make it idle
+    const g = await gatewayFactory({ qIdleTimeoutMs: 1500 });
     const r = await login(g.port);
     for (let i = 0; i < 4; i++) {
       await answers(r);
@@ -390,7 +391,7 @@ describe('the q IPC gateway against hostile connections', () => {
     }
     expect(r.isClosed()).toBe(false);
     await r.closed;
-    expect(log.some((l) => l.includes('idle for 400 ms (qIdleTimeoutMs): closed client=hostile'))).toBe(true);
+    expect(log.some((l) => l.includes('idle for 1500 ms (qIdleTimeoutMs): closed client=hostile'))).toBe(true);
     await answersAnew(g.port);
   });
 

@@ -239,10 +239,12 @@ describe('the q IPC gateway with node-q', () => {
     const before = log.length;
     const slow = { table: 'Trade', ...ALL, granularity: 1, granularityUnit: 'second', agg: { m: ['med', 'price'], d: ['sdev', 'price'], x: ['max', 'volume'] } };
     const con = await open('reader', readerSecret);
+    expect(service.executor.runningQueries).toBe(0);
     con.k('getStats', slow, () => undefined);
-    await new Promise((r) => setTimeout(r, 15));
+    // disconnects while the query runs on the worker
+    await expect.poll(() => service.executor.runningQueries, { timeout: 20_000 }).toBe(1);
     await close(con);
-    for (let i = 0; i < 100 && !log.slice(before).some((l) => l.includes('getStats')); i++) await new Promise((r) => setTimeout(r, 20));
+    await expect.poll(() => log.slice(before).find((l) => l.includes('getStats')), { timeout: 20_000 }).toBeDefined();
     expect(log.slice(before).find((l) => l.includes('getStats'))).toMatch(/ac=40/);
     // the executor is free for the next client
     const next = await open('reader', readerSecret);

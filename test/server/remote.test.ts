@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunResponse } from '../../engine/contract.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
@@ -25,6 +25,10 @@ let fake: Server;
 let fakeUrl = '';
 let remoteDb = '';
 let secret = '';
+/** The short-lived gateway's clock: stands still unless a test moves it on. */
+let shortNow = Date.now();
+/** The short-lived gateway's access log. */
+const shortLog: string[] = [];
 
 beforeAll(async () => {
   const localDb = join(tempDir(), 'local');
@@ -37,7 +41,7 @@ beforeAll(async () => {
   const clients = Clients.inMemory();
   secret = clients.add('app', ['fsi.read']);
   gw = await startGateway(remoteSide, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 300, clients });
-  shortGw = await startGateway(remoteSide, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 1, clients });
+  shortGw = await startGateway(remoteSide, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 1, clients, now: () => new Date(shortNow), log: (l) => shortLog.push(l) });
   // a service that issues tokens but answers getMeta and the operations in its own way
   fake = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
@@ -119,11 +123,22 @@ describe('a remote connection', () => {
   });
 
   it('renews an expired token without the user noticing', async () => {
-    const list = await local.addConnection({ name: 'short', baseUrl: shortGw.url, clientId: 'app', clientSecret: secret });
-    expect(list.find((c) => c.active)?.name).toBe('short');
-    ok(await local.run('getTicks', { table: 'Instrument' }));
-    await new Promise((r) => setTimeout(r, 2100));
-    ok(await local.run('getTicks', { table: 'Instrument' }));
+    // the app's clock stands still (it would renew ahead of time 5 s after it got the token): only the
+    // gateway's refusal of the expired token makes it ask for a new one
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const list = await local.addConnection({ name: 'short', baseUrl: shortGw.url, clientId: 'app', clientSecret: secret });
+      expect(list.find((c) => c.active)?.name).toBe('short');
+      ok(await local.run('getTicks', { table: 'Instrument' }));
+      shortNow += 2100; // the gateway's clock past the token's 1 s: the token the app holds has expired
+      ok(await local.run('getTicks', { table: 'Instrument' }));
+    } finally {
+      vi.useRealTimers();
+    }
+    // the request with the expired token was refused, the app got a new token and asked again
+    const seen = (): string[] => shortLog.map((l) => / POST (\w+) status=(\d+) /.exec(l)?.slice(1).join(' ') ?? l);
+    await expect.poll(() => seen().slice(-3)).toEqual(['getTicks 401', 'token 200', 'getTicks 200']);
+    expect(seen().filter((l) => l === 'token 200')).toHaveLength(2);
     local.useConnection('embedded');
   });
 

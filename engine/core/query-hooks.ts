@@ -3,6 +3,9 @@
  * check at points where stopping is cheap (each partition, each column gathered) and progress in
  * partitions done out of partitions to read. Outside the executor both are no-ops.
  */
+import { swapCancelCheck } from './cancel.js';
+import type { QueryResult } from './result.js';
+import type { StreamedFiles } from './streamed-files.js';
 
 export interface QueryHooks {
   /** Throws the query's cancel (or timeout) error when it has been cancelled. */
@@ -19,16 +22,6 @@ export interface QueryHooks {
   readonly shard?: Shard;
   /** The result is streamed once as soon as the query ends: its columns may be read as they are written (streamedFiles). */
   readonly streamed?: StreamedFiles;
-}
-
-/**
- * Files a query opens for the columns it leaves to the streaming renderer to read (core/table.ts,
- * DeferredColumn), open until whoever streams the result closes them: a write that replaces a
- * partition meanwhile does not take the rows away (an open file keeps its bytes).
- */
-export interface StreamedFiles {
-  /** Opens a partition file for reading (a missing file: storage's FolderGoneError). */
-  open(path: string): number;
 }
 
 /**
@@ -76,7 +69,7 @@ export interface Parallel {
   /** Starts these parts on the reserved workers (at most as many as reserved; unused ones are freed). */
   dispatch(parts: readonly PartRequest[]): void;
   /** Waits for every dispatched part's result, in order (a cancel still stops the wait). */
-  collect(): import('../ops/result.js').QueryResult[];
+  collect(): QueryResult[];
 }
 
 const NONE: QueryHooks = { checkpoint: () => undefined, progress: () => undefined, maxRows: Infinity };
@@ -86,16 +79,13 @@ let current: QueryHooks = NONE;
 export function withQueryHooks<T>(hooks: QueryHooks, fn: () => T): T {
   const prev = current;
   current = hooks;
+  const prevCheck = swapCancelCheck(hooks);
   try {
     return fn();
   } finally {
     current = prev;
+    swapCancelCheck(prevCheck);
   }
-}
-
-/** Stops here when the running query has been cancelled. */
-export function checkpoint(): void {
-  current.checkpoint();
 }
 
 /** Reports progress of the running query (in partitions unless `unit` says otherwise). */

@@ -14,7 +14,7 @@ import { asTickscopeError, type ErrorKindName, TickscopeError } from '../core/er
 import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import type { RemoteResultMeta } from '../service/remote.js';
 import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
 import { builtScript } from '../parallel/built-script.js';

@@ -7,7 +7,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { type Parallel, type PartRequest, type QueryHooks, type Shard, withQueryHooks } from '../core/query-hooks.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { decodeResult, encodeResult } from '../parallel/transfer.js';
 import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';

@@ -9,7 +9,7 @@ import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
-import type { QueryResult } from './result.js';
+import type { QueryResult } from '../core/result.js';
 import { roundFloats } from './round.js';
 import { checkColumn, gatherColumns } from './select/args.js';
 import { CanCor } from './select/cancor.js';

@@ -26,7 +26,7 @@ import { TickscopeError } from '../core/errors.js';
 import { asShard, maxResultRows, parallelism, type Shard } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { outputColumns } from '../ops/get-ticks.js';
 import { queryBase, type SelectArg } from '../ops/select/query.js';
 import { instantRanges } from '../ops/select/select.js';

@@ -11,7 +11,7 @@ import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { Engine } from '../engine.js';
 import { errorEnvelope, okHeader, type RequestInfo, requestInfo } from '../gateway/envelope.js';
 import { textCells } from '../gateway/render.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { OPERATIONS } from '../operations/index.js';
 import type { Database } from '../storage/database.js';
 import { analyticsOf } from '../ops/stats/analytics.js';

@@ -11,7 +11,7 @@ import type { ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { requestInfo } from '../gateway/envelope.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { OPERATIONS, operationByName } from '../operations/index.js';
 import { outputTZ, table as tableArg } from '../registry/args.js';
 import type { RemoteResultShape } from '../registry/types.js';

@@ -22,7 +22,7 @@ import { formatDate, formatTimespan } from '../../engine/core/time.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { textCells } from '../../engine/gateway/render.js';
-import type { QueryResult } from '../../engine/ops/result.js';
+import type { QueryResult } from '../../engine/core/result.js';
 import { PARQUET_KEYS, resultToParquet, writeResultParquet } from '../../engine/service/parquet.js';
 import { Database } from '../../engine/storage/database.js';
 import { importFile } from '../../engine/storage/import.js';

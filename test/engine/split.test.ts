@@ -12,7 +12,7 @@ import { Engine } from '../../engine/engine.js';
 import { type CallResponse, Executor } from '../../engine/executor/executor.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
 import { payloadJson } from '../../engine/gateway/envelope.js';
-import type { QueryResult } from '../../engine/ops/result.js';
+import type { QueryResult } from '../../engine/core/result.js';
 import { shardsOf } from '../../engine/parallel/split.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';

@@ -9,7 +9,7 @@ import { type Column, int32Pairs } from '../../core/column.js';
 import type { TickscopeError } from '../../core/errors.js';
 import { zoneOffsets } from '../../core/tz.js';
 import { NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
-import type { QueryResult } from '../../ops/result.js';
+import type { QueryResult } from '../../core/result.js';
 import { errorEnvelope, type RequestInfo } from '../envelope.js';
 import { MSG_ASYNC, MSG_RESPONSE, Q_EPOCH_DAYS, Q_EPOCH_NS, QWriter } from './codec.js';
 

@@ -6,7 +6,8 @@
  */
 import { int32Pairs } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import { checkpoint, maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
+import { checkpoint } from '../../core/cancel.js';
+import { maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';

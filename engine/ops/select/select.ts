@@ -14,7 +14,8 @@ import type { TableSchema } from '../../storage/schema.js';
 import { andPredicates, type ColumnSource, type Predicate } from '../filter/compile.js';
 import type { Window } from '../window.js';
 import { type CanCor, CorrectedSource } from './cancor.js';
-import { type RowSource, scanPartition } from './scan.js';
+import type { RowSource } from '../../storage/row-source.js';
+import { scanPartition } from './scan.js';
 import { sliceRanges } from './slice.js';
 
 export interface SelectSpec {

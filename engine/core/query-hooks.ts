@@ -35,7 +35,7 @@ export interface Shard {
   /** A time range [from, to) of the table's time column instead (getTicks splits by time). */
   readonly from?: bigint;
   readonly to?: bigint;
-  /** Where this part writes its fixed-width columns (engine/parallel/shared-output.ts). */
+  /** Where this part writes its fixed-width columns (core/shared-output.ts). */
   readonly into?: ShardOutput;
 }
 
@@ -107,6 +107,18 @@ export function parallelism(): Parallel | undefined {
 /** The identifier range of the running part, when it is one part of a split query. */
 export function currentShard(): Shard | undefined {
   return current.shard;
+}
+
+/** Contiguous identifier ranges of about equal rows; the first starts and the last ends open. */
+export function shardsOf(weights: ReadonlyArray<readonly [string, number]>, parts: number): Shard[] {
+  const total = weights.reduce((s, w) => s + w[1], 0);
+  const cuts: string[] = [];
+  let acc = 0;
+  for (let i = 0; i < weights.length - 1 && cuts.length < parts - 1; i++) {
+    acc += weights[i]![1];
+    if (acc >= (total * (cuts.length + 1)) / parts) cuts.push(weights[i + 1]![0]);
+  }
+  return [...cuts, null].map((hi, i) => ({ lo: i === 0 ? null : cuts[i - 1]!, hi }));
 }
 
 /** True when an identifier lies in the shard's range (string order, as partitions store their runs). */

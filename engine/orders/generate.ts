@@ -19,7 +19,7 @@ import { compareStrings, int32Pairs, type SymbolColumn } from '../core/column.js
 import { type Dict, dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { checkpoint } from '../core/cancel.js';
-import { currentShard, parallelism, quietly, reportProgress, type Shard } from '../core/query-hooks.js';
+import { currentShard, parallelism, quietly, reportProgress, type Shard, shardsOf } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { formatDate, NEG_INF_TS, NS_PER_DAY, partitionKey, POS_INF_TS, splitDay } from '../core/time.js';
 import { andPredicates, compileClauses } from '../ops/filter/compile.js';
@@ -27,7 +27,6 @@ import type { QueryResult } from '../core/result.js';
 import { filterPredicate, gatherColumns } from '../ops/select/args.js';
 import { selectRows } from '../ops/select/select.js';
 import { sortTable } from '../ops/sort.js';
-import { shardsOf } from '../parallel/split.js';
 import { resolveTimestamp, type Window } from '../ops/window.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';

@@ -13,7 +13,7 @@ import { type CallResponse, Executor } from '../../engine/executor/executor.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
 import { payloadJson } from '../../engine/gateway/envelope.js';
 import type { QueryResult } from '../../engine/core/result.js';
-import { shardsOf } from '../../engine/parallel/split.js';
+import { shardsOf } from '../../engine/core/query-hooks.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';
 import { BLOCK_ROWS } from '../../engine/output/parallel-text.js';

@@ -7,7 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
-import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
+import { errorEnvelope, okHeader, requestInfo } from '../engine/output/envelope.js';
 import { QueryThenRender, type RenderHelpers, writeText } from '../engine/output/parallel-text.js';
 import { useReadHelpers } from '../engine/storage/parallel-read.js';
 import { OpenFiles } from '../engine/storage/stored-column.js';

@@ -11,7 +11,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { ChartRequest, ExportFormat, Header, PageResponse, QueryProgress, RunResponse } from '../contract.js';
 import { checkValueBounds } from '../core/bounded-input.js';
 import { asTickscopeError, type ErrorKindName, TickscopeError } from '../core/errors.js';
-import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
+import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { QueryResult } from '../core/result.js';

@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
 import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
-import type { RequestInfo } from '../gateway/envelope.js';
+import type { RequestInfo } from '../output/envelope.js';
 import type { QReply } from '../gateway/qipc/result.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';

@@ -13,7 +13,7 @@ import { Engine } from '../engine.js';
 import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
-import { okHeader } from '../gateway/envelope.js';
+import { okHeader } from '../output/envelope.js';
 import { RenderHelpers, writeText } from '../output/parallel-text.js';
 import { ARROW_BATCH_ROWS, writeArrowStream } from '../service/arrow.js';
 import { Out, utf8 } from '../output/out.js';

@@ -22,7 +22,7 @@ import { OPERATIONS } from '../operations/index.js';
 import { boundedBodies } from '../server/http-input.js';
 import type { QueryService } from '../service/query-service.js';
 import { type Clients, type Scope } from './clients.js';
-import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from './envelope.js';
+import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from '../output/envelope.js';
 import { FailedSecrets, Throttle } from './throttle.js';
 import { OwnIssuer, type TokenCheck, type TokenVerifier } from './tokens.js';
 

@@ -9,8 +9,8 @@ import { type AppInfo, type ChartRequest, MAX_TABLE_ROWS, type PageResponse, typ
 import type { SymbolColumn } from '../core/column.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import type { Engine } from '../engine.js';
-import { errorEnvelope, okHeader, type RequestInfo, requestInfo } from '../gateway/envelope.js';
-import { textCells } from '../gateway/render.js';
+import { errorEnvelope, okHeader, type RequestInfo, requestInfo } from '../output/envelope.js';
+import { textCells } from '../output/text-cells.js';
 import type { QueryResult } from '../core/result.js';
 import { OPERATIONS } from '../operations/index.js';
 import type { Database } from '../storage/database.js';

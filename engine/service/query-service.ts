@@ -7,7 +7,7 @@ import { estimateRows } from './cost-estimate.js';
 import { randomUUID } from 'node:crypto';
 import type { AppInfo, ChartRequest, ConnectionInfo, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
-import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
+import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import { Engine } from '../engine.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';

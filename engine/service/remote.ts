@@ -10,7 +10,7 @@ import type { AppInfo, GatewayAccess, Header, RemoteConnectionSpec, RunResponse 
 import type { ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
-import { requestInfo } from '../gateway/envelope.js';
+import { requestInfo } from '../output/envelope.js';
 import type { QueryResult } from '../core/result.js';
 import { OPERATIONS, operationByName } from '../operations/index.js';
 import { outputTZ, table as tableArg } from '../registry/args.js';

@@ -21,7 +21,7 @@ import type { Table } from '../../engine/core/table.js';
 import { formatDate, formatTimespan } from '../../engine/core/time.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
-import { textCells } from '../../engine/gateway/render.js';
+import { textCells } from '../../engine/output/text-cells.js';
 import type { QueryResult } from '../../engine/core/result.js';
 import { PARQUET_KEYS, resultToParquet, writeResultParquet } from '../../engine/service/parquet.js';
 import { Database } from '../../engine/storage/database.js';

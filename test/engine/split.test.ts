@@ -11,7 +11,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { type CallResponse, Executor } from '../../engine/executor/executor.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
-import { payloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/output/envelope.js';
 import type { QueryResult } from '../../engine/core/result.js';
 import { shardsOf } from '../../engine/core/query-hooks.js';
 import { AppService } from '../../engine/service/app-service.js';

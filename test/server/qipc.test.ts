@@ -13,7 +13,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
+import { envelopeJson, requestInfo } from '../../engine/output/envelope.js';
 import { decompressBody, MSG_SYNC, QWriter } from '../../engine/q/codec.js';
 import { type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';

@@ -10,7 +10,7 @@ import type { TickscopeError } from '../../core/errors.js';
 import { zoneOffsets } from '../../core/tz.js';
 import { NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
 import type { QueryResult } from '../../core/result.js';
-import { errorEnvelope, type RequestInfo } from '../envelope.js';
+import { errorEnvelope, type RequestInfo } from '../../output/envelope.js';
 import { MSG_ASYNC, MSG_RESPONSE, Q_EPOCH_DAYS, Q_EPOCH_NS, QWriter } from '../../q/codec.js';
 
 /** How the client is answered: the response to a sync message, or an async call of its callback. */

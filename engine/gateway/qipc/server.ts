@@ -24,7 +24,7 @@ import type { ProcessSettings } from '../../executor/settings.js';
 import { operationByName } from '../../operations/index.js';
 import type { QueryService } from '../../service/query-service.js';
 import type { Clients, Scope } from '../clients.js';
-import { requestInfo, type RequestInfo } from '../envelope.js';
+import { requestInfo, type RequestInfo } from '../../output/envelope.js';
 import type { TokenVerifier } from '../tokens.js';
 import { decompressBody, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, QWriter } from '../../q/codec.js';
 import { callOf } from './call.js';

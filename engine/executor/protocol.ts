@@ -4,7 +4,7 @@ import type { ErrorKindName } from '../core/errors.js';
 import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { RequestInfo } from '../output/envelope.js';
-import type { QReply } from '../gateway/qipc/result.js';
+import type { QReply } from '../output/q-result.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 

@@ -17,11 +17,11 @@ import type { Database } from '../storage/database.js';
 import { analyticsOf } from '../ops/stats/analytics.js';
 import { sortTable } from '../ops/sort.js';
 import { decodeSortKeys } from '../registry/decode.js';
-import { tableToArrow } from './arrow.js';
+import { tableToArrow } from '../output/arrow.js';
 import { chartSeries } from './chart.js';
 import { RenderHelpers, writeText } from '../output/parallel-text.js';
 import { textChunks } from '../output/text.js';
-import { writeResultParquet } from './parquet.js';
+import { writeResultParquet } from '../output/parquet.js';
 
 /** Results held for paging, charting and export; the least recently used is dropped first. */
 export const MAX_RESULTS = 8;

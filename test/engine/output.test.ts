@@ -3,7 +3,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
-import { tableToArrow, writeArrowStream } from '../../engine/service/arrow.js';
+import { tableToArrow, writeArrowStream } from '../../engine/output/arrow.js';
 import { dictOf } from '../../engine/core/dict.js';
 import { remoteResult } from '../../engine/service/remote.js';
 import { tempDir } from '../helpers/db.js';

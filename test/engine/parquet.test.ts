@@ -23,7 +23,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { textCells } from '../../engine/output/text-cells.js';
 import type { QueryResult } from '../../engine/core/result.js';
-import { PARQUET_KEYS, resultToParquet, writeResultParquet } from '../../engine/service/parquet.js';
+import { PARQUET_KEYS, resultToParquet, writeResultParquet } from '../../engine/output/parquet.js';
 import { Database } from '../../engine/storage/database.js';
 import { importFile } from '../../engine/storage/import.js';
 import { parseParquet } from '../../engine/storage/parquet-read.js';

@@ -1,6 +1,6 @@
 /**
  * No failure escapes its request: a throw injected into the q message decoder and into the error
- * answer's encoder (vi.mock of engine/q/decode.ts and engine/gateway/qipc/result.ts) answers that message
+ * answer's encoder (vi.mock of engine/q/decode.ts and engine/output/q-result.ts) answers that message
  * with a q error or closes that connection only; the process lives (an uncaught exception or an
  * unhandled rejection fails this file) and the next query, on a new connection, answers.
  */
@@ -32,8 +32,8 @@ vi.mock('../../engine/q/decode.js', async (original) => {
     },
   };
 });
-vi.mock('../../engine/gateway/qipc/result.js', async (original) => {
-  const m = await original<typeof import('../../engine/gateway/qipc/result.js')>();
+vi.mock('../../engine/output/q-result.js', async (original) => {
+  const m = await original<typeof import('../../engine/output/q-result.js')>();
   return {
     ...m,
     qErrorMessage: (...args: Parameters<typeof m.qErrorMessage>) => {

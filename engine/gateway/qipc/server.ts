@@ -30,7 +30,7 @@ import { decompressBody, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, QWriter } from '../.
 import { callOf } from './call.js';
 import { decodeMessage } from '../../q/decode.js';
 import { type Frame, FrameReader } from './framing.js';
-import { qErrorMessage, type QReply } from './result.js';
+import { qErrorMessage, type QReply } from '../../output/q-result.js';
 import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, FailedSecrets, Throttle } from '../throttle.js';
 
 /** The gateway's limits: the process settings it reads (SPEC 10) and its own. */

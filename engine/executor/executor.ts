@@ -15,7 +15,7 @@ import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import { ROW_BLOCK } from '../storage/shared-store.js';
 import type { PartRequest } from '../core/query-hooks.js';
 import type { QueryResult } from '../core/result.js';
-import type { RemoteResultMeta } from '../service/remote.js';
+import type { RemoteResultMeta } from '../session/remote-result.js';
 import { decodeResult, type EncodedResult, transferables } from '../parallel/transfer.js';
 import { builtScript } from '../parallel/built-script.js';
 import { CANCELLED, type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, type PartResult, type PartsLine, type StoreLine, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';

@@ -5,7 +5,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { tableToArrow, writeArrowStream } from '../../engine/output/arrow.js';
 import { dictOf } from '../../engine/core/dict.js';
-import { remoteResult } from '../../engine/service/remote.js';
+import { remoteResult } from '../../engine/session/remote-result.js';
 import { tempDir } from '../helpers/db.js';
 import type { Column } from '../../engine/core/column.js';
 import { Table } from '../../engine/core/table.js';

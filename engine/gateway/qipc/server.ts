@@ -22,7 +22,7 @@ import { createServer as createTlsServer } from 'node:tls';
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../../core/errors.js';
 import type { ProcessSettings } from '../../executor/settings.js';
 import { operationByName } from '../../operations/index.js';
-import type { QueryService } from '../../service/query-service.js';
+import type { GatewayHost } from '../host.js';
 import type { Clients, Scope } from '../clients.js';
 import { requestInfo, type RequestInfo } from '../../output/envelope.js';
 import type { TokenVerifier } from '../tokens.js';
@@ -113,7 +113,7 @@ class Counts {
 }
 
 /** Starts the q IPC gateway on the service's executor. */
-export async function startQGateway(service: QueryService, opts: QGatewayOptions): Promise<RunningQGateway> {
+export async function startQGateway(service: GatewayHost, opts: QGatewayOptions): Promise<RunningQGateway> {
   const s = service.executor.settings;
   const limits: QLimits = {
     maxJsonDepth: s.maxJsonDepth,

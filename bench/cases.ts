@@ -1,11 +1,8 @@
 /**
  * The frozen case list of npm run bench. Case ids, names and targets change only together with the
- * "Benchmarks" section of README.md; `--cases` picks a subset by id.
+ * "Benchmarks" section of README.md; `--cases` picks a subset by id. Each case's queries are in
+ * cases-ticks.ts, cases-stats.ts and cases-orders.ts (case-queries.ts gathers them).
  */
-import type { CaseContext, CaseQuery } from './case-query.js';
-import { orderQueries } from './cases-orders.js';
-import { statsQueries } from './cases-stats.js';
-import { tickQueries } from './cases-ticks.js';
 
 export interface CaseInfo {
   readonly id: string;
@@ -178,8 +175,3 @@ export type ExecutorCaseId = (typeof EXECUTOR_CASES)[number]['id'];
 export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'] | ExecutorCaseId;
 
 export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id), ...EXECUTOR_CASES.map((c) => c.id)];
-
-/** Every warm case's queries for this data. */
-export function caseQueries(ctx: CaseContext): Record<WarmCaseId, CaseQuery> {
-  return { ...tickQueries(ctx), ...statsQueries(ctx), ...orderQueries(ctx) };
-}

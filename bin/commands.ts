@@ -7,12 +7,12 @@ import type { ParseArgsConfig } from 'node:util';
 import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
-import { errorEnvelope, okHeader, requestInfo } from '../engine/gateway/envelope.js';
+import { errorEnvelope, okHeader, requestInfo } from '../engine/output/envelope.js';
 import { QueryThenRender, type RenderHelpers, writeText } from '../engine/output/parallel-text.js';
 import { useReadHelpers } from '../engine/storage/parallel-read.js';
 import { OpenFiles } from '../engine/storage/stored-column.js';
 import { withStreamedFiles } from '../engine/core/query-hooks.js';
-import { writeResultParquet } from '../engine/service/parquet.js';
+import { writeResultParquet } from '../engine/output/parquet.js';
 import { Database } from '../engine/storage/database.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_IPC_PORT, DEFAULT_GATEWAY_PORT, DEFAULT_REALM } from '../engine/gateway/defaults.js';
@@ -261,7 +261,7 @@ export const COMMANDS: readonly Command[] = [
         else if (format === 'arrow') {
           // a large result's record batches are filled on every core, as text is rendered below
           helpers = early.forRows(result.table.length);
-          const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../engine/service/arrow.js');
+          const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../engine/output/arrow.js');
           writeArrowStream(result.table, { exact: true, zone: result.outputTZ, metadata: new Map([['header', JSON.stringify(header)]]) }, writeOut, ARROW_BATCH_ROWS, helpers);
         } else {
           const framing = format === 'json' ? { prefix: `{"header":${JSON.stringify(header)},"payload":`, suffix: '}\n' } : {};

@@ -5,7 +5,7 @@
 import { checkResultSize, resultBytes } from './core/result-limits.js';
 import { argError, TickscopeError } from './core/errors.js';
 import { checkSummaryFunctions } from './orders/summary.js';
-import type { QueryResult } from './ops/result.js';
+import type { QueryResult } from './core/result.js';
 import { runSplittable } from './parallel/split.js';
 import { decodeArgs } from './registry/decode.js';
 import { OPERATION_REGISTRY } from './operations/index.js';

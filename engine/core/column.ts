@@ -7,7 +7,7 @@
  */
 
 import { concatDicts, type Dict, dictIndexOf, dictOf, dictStrings, PickDict } from './dict.js';
-import { checkpoint } from './query-hooks.js';
+import { checkpoint } from './cancel.js';
 
 const NULL_ONLY = dictOf(['']);
 

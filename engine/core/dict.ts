@@ -5,6 +5,7 @@
  * dictionary built in memory (results, the demo) is a plain string array; a CSV import builds a UTF-8
  * one from the file's bytes (storage/csv-read.ts).
  */
+import type { StreamedFiles } from './streamed-files.js';
 
 /** A dictionary: code -> string. "" is the null symbol. */
 export interface Dict {
@@ -32,11 +33,11 @@ export interface Dict {
    */
   prefetch?(codes?: Int32Array): void;
   /**
-   * For a streamed result that writes every entry (core/query-hooks.ts, StreamedFiles): reads the
+   * For a streamed result that writes every entry (core/streamed-files.ts): reads the
    * entries' offsets now and opens the file of their bytes through `files`, which a writer then
    * copies out as it writes them instead of holding them (a day of execution IDs: 42 MB).
    */
-  prefetchStreamed?(files: import('./query-hooks.js').StreamedFiles): void;
+  prefetchStreamed?(files: StreamedFiles): void;
 }
 
 /** A dictionary over an array of strings. */

@@ -3,6 +3,9 @@
  * check at points where stopping is cheap (each partition, each column gathered) and progress in
  * partitions done out of partitions to read. Outside the executor both are no-ops.
  */
+import { swapCancelCheck } from './cancel.js';
+import type { QueryResult } from './result.js';
+import type { StreamedFiles } from './streamed-files.js';
 
 export interface QueryHooks {
   /** Throws the query's cancel (or timeout) error when it has been cancelled. */
@@ -22,16 +25,6 @@ export interface QueryHooks {
 }
 
 /**
- * Files a query opens for the columns it leaves to the streaming renderer to read (core/table.ts,
- * DeferredColumn), open until whoever streams the result closes them: a write that replaces a
- * partition meanwhile does not take the rows away (an open file keeps its bytes).
- */
-export interface StreamedFiles {
-  /** Opens a partition file for reading (a missing file: storage's FolderGoneError). */
-  open(path: string): number;
-}
-
-/**
  * A part of a split query: the rows of a time range, or the identifiers (on the table's stored identifier column) from `lo`
  * (inclusive; null: from the first) to `hi` (exclusive; null: to the last), in the string order
  * partitions store their identifier runs in (compareStrings).
@@ -42,7 +35,7 @@ export interface Shard {
   /** A time range [from, to) of the table's time column instead (getTicks splits by time). */
   readonly from?: bigint;
   readonly to?: bigint;
-  /** Where this part writes its fixed-width columns (engine/parallel/shared-output.ts). */
+  /** Where this part writes its fixed-width columns (core/shared-output.ts). */
   readonly into?: ShardOutput;
 }
 
@@ -76,7 +69,7 @@ export interface Parallel {
   /** Starts these parts on the reserved workers (at most as many as reserved; unused ones are freed). */
   dispatch(parts: readonly PartRequest[]): void;
   /** Waits for every dispatched part's result, in order (a cancel still stops the wait). */
-  collect(): import('../ops/result.js').QueryResult[];
+  collect(): QueryResult[];
 }
 
 const NONE: QueryHooks = { checkpoint: () => undefined, progress: () => undefined, maxRows: Infinity };
@@ -86,16 +79,13 @@ let current: QueryHooks = NONE;
 export function withQueryHooks<T>(hooks: QueryHooks, fn: () => T): T {
   const prev = current;
   current = hooks;
+  const prevCheck = swapCancelCheck(hooks);
   try {
     return fn();
   } finally {
     current = prev;
+    swapCancelCheck(prevCheck);
   }
-}
-
-/** Stops here when the running query has been cancelled. */
-export function checkpoint(): void {
-  current.checkpoint();
 }
 
 /** Reports progress of the running query (in partitions unless `unit` says otherwise). */
@@ -117,6 +107,18 @@ export function parallelism(): Parallel | undefined {
 /** The identifier range of the running part, when it is one part of a split query. */
 export function currentShard(): Shard | undefined {
   return current.shard;
+}
+
+/** Contiguous identifier ranges of about equal rows; the first starts and the last ends open. */
+export function shardsOf(weights: ReadonlyArray<readonly [string, number]>, parts: number): Shard[] {
+  const total = weights.reduce((s, w) => s + w[1], 0);
+  const cuts: string[] = [];
+  let acc = 0;
+  for (let i = 0; i < weights.length - 1 && cuts.length < parts - 1; i++) {
+    acc += weights[i]![1];
+    if (acc >= (total * (cuts.length + 1)) / parts) cuts.push(weights[i + 1]![0]);
+  }
+  return [...cuts, null].map((hi, i) => ({ lo: i === 0 ? null : cuts[i - 1]!, hi }));
 }
 
 /** True when an identifier lies in the shard's range (string order, as partitions store their runs). */

@@ -3,8 +3,8 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
 import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
-import type { RequestInfo } from '../gateway/envelope.js';
-import type { QReply } from '../gateway/qipc/result.js';
+import type { RequestInfo } from '../output/envelope.js';
+import type { QReply } from '../output/q-result.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -57,7 +57,7 @@ export interface WorkerInit {
 }
 
 /**
- * What a worker runs: the AppService methods, `call` (a result taken whole), `envelope` (a result
+ * What a worker runs: the Session methods, `call` (a result taken whole), `envelope` (a result
  * rendered as the gateway's response, streamed) and `part` (one part of a split query).
  */
 export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release' | 'crash';

@@ -1,24 +1,25 @@
 /**
- * A query worker: its own engine over the mounted databases and its own held results (an AppService),
+ * A query worker: its own engine over the mounted databases and its own held results (a Session),
  * running one call at a time for the executor. Results leave as transferable bytes (Arrow) or page
  * text; CSV streams out in chunks. A cancel or timeout set by the executor in the shared flags stops
  * the running query at its next checkpoint.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import type { ChartRequest } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { type Parallel, type PartRequest, type QueryHooks, type Shard, withQueryHooks } from '../core/query-hooks.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { decodeResult, encodeResult } from '../parallel/transfer.js';
 import { Engine } from '../engine.js';
-import { AppService } from '../service/app-service.js';
 import { Database } from '../storage/database.js';
 import { blockWords, useSharedStore } from '../storage/shared-store.js';
-import { okHeader } from '../gateway/envelope.js';
+import { okHeader } from '../output/envelope.js';
 import { RenderHelpers, writeText } from '../output/parallel-text.js';
-import { ARROW_BATCH_ROWS, writeArrowStream } from '../service/arrow.js';
+import { ARROW_BATCH_ROWS, writeArrowStream } from '../output/arrow.js';
 import { Out, utf8 } from '../output/out.js';
-import { qResultMessage } from '../gateway/qipc/result.js';
-import { remoteResult, type RemoteResultMeta } from '../service/remote.js';
+import { qResultMessage } from '../output/q-result.js';
+import { remoteResult, type RemoteResultMeta } from '../session/remote-result.js';
+import { Session } from '../session/session.js';
 import { operationByName } from '../operations/index.js';
 import { type CallMessage, type EnvelopeAnswer, type EnvelopeRequest, FLOW_WINDOW, type PartResult, type StoreRequest, TIMED_OUT, type WorkerInit, type WorkerMessage } from './protocol.js';
 
@@ -55,7 +56,7 @@ if (init.store) {
   });
 }
 const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
-const service = new AppService(engine, 'browser', { maxResultBytes: init.settings.maxResultBytes, renderThreads: init.settings.workers });
+const session = new Session(engine, { maxResultBytes: init.settings.maxResultBytes, renderThreads: init.settings.workers });
 
 /** Bytes per streamed chunk: small enough that a slow reader holds the worker back early (FLOW_WINDOW chunks). */
 const STREAM_CHUNK_BYTES = 1 << 16;
@@ -166,7 +167,7 @@ function handle(m: CallMessage): void {
       const [a, b, c, d] = m.params;
       switch (m.method) {
         case 'run':
-          return service.run(a as string, b);
+          return session.run(a as string, b);
         case 'call':
         case 'part':
           return whole(engine.call(a as string, b), m.id);
@@ -174,7 +175,7 @@ function handle(m: CallMessage): void {
           // a remote gateway's Arrow answer, kept here like a local result
           const started = performance.now();
           const { result, req } = remoteResult(b as Uint8Array, c as RemoteResultMeta);
-          return service.hold(req, result, started);
+          return session.hold(req, result, started);
         }
         case 'envelope': {
           const { format, req } = c as EnvelopeRequest;
@@ -208,30 +209,30 @@ function handle(m: CallMessage): void {
           return { header } satisfies EnvelopeAnswer;
         }
         case 'page':
-          return service.page(a, b, c, d);
+          return session.page(a, b, c, d);
         case 'sort':
-          return service.sort(a, b);
+          return session.sort(a, b);
         case 'chart':
-          return service.chart(a as Parameters<AppService['chart']>[0]);
+          return session.chart(a as ChartRequest);
         case 'table':
-          return service.table(a);
+          return session.table(a);
         case 'release':
-          return service.release(a);
+          return session.release(a);
         case 'csv': {
           // an export reports its rows written (the caller shows a progress bar)
-          return service.writeCsv(a, sendChunk, (done, total) => hooks.progress(done, total, 'rows'));
+          return session.writeCsv(a, sendChunk, (done, total) => hooks.progress(done, total, 'rows'));
         }
         case 'arrow': {
           // the file an Arrow reader opens: typed columns, UTC nanoseconds with outputTZ in the schema
           hooks.progress(0, 1, 'files');
-          const bytes = service.arrowFile(a);
+          const bytes = session.arrowFile(a);
           hooks.checkpoint();
           postChunk(bytes);
           return { rows: null };
         }
         case 'parquet':
           // asynchronous (the writer's module loads on first use): answered when the file is written
-          return service.parquet(
+          return session.parquet(
             a,
             (bytes) => {
               hooks.checkpoint();

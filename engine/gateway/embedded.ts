@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessSettings } from '../executor/settings.js';
-import type { QueryService } from '../service/query-service.js';
+import type { GatewayHost } from './host.js';
 import { Clients } from './clients.js';
 import { startQGateway } from './qipc/server.js';
 import { startGateway } from './rest.js';
@@ -18,7 +18,7 @@ export interface EmbeddedGateway {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedGateway(service: QueryService, settings: ProcessSettings, userDataDir: string | undefined): Promise<EmbeddedGateway | null> {
+export async function startEmbeddedGateway(service: GatewayHost, settings: ProcessSettings, userDataDir: string | undefined): Promise<EmbeddedGateway | null> {
   if (!settings.gatewayPort && !settings.gatewayIpcPort) return null;
   const file = userDataDir ? join(userDataDir, 'clients.json') : undefined;
   let clients = file && existsSync(file) ? Clients.load(file) : Clients.inMemory();

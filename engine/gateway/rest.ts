@@ -19,10 +19,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../core/errors.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { OPERATIONS } from '../operations/index.js';
-import { boundedBodies } from '../server/http-input.js';
-import type { QueryService } from '../service/query-service.js';
+import { boundedBodies } from './http-input.js';
+import type { GatewayHost } from './host.js';
 import { type Clients, type Scope } from './clients.js';
-import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from './envelope.js';
+import { errorEnvelope, plainHeader, type RequestInfo, requestInfo } from '../output/envelope.js';
 import { FailedSecrets, Throttle } from './throttle.js';
 import { OwnIssuer, type TokenCheck, type TokenVerifier } from './tokens.js';
 
@@ -88,7 +88,7 @@ declare module 'fastify' {
 }
 
 /** Starts the REST gateway on the service's executor; resolves once it listens. */
-export async function startGateway(service: QueryService, opts: GatewayOptions): Promise<RunningGateway> {
+export async function startGateway(service: GatewayHost, opts: GatewayOptions): Promise<RunningGateway> {
   const limits: ProcessSettings = { ...service.executor.settings, ...opts.limits };
   const app = Fastify({
     bodyLimit: limits.maxBodyBytes,

@@ -1,5 +1,5 @@
 /** An operation as the engine holds it: its declaration (data the app and the docs receive) and its implementation. */
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import type { DecodedArgs, ValuesOf } from '../registry/decode.js';
 import type { ArgSpec, OperationSpec } from '../registry/types.js';
 import type { Database } from '../storage/database.js';

@@ -15,7 +15,7 @@ import type { ArgsFor } from '../registry/decode.js';
 import type { ParseTree } from '../storage/config.js';
 import type { Database } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
-import type { QueryResult } from './result.js';
+import type { QueryResult } from '../core/result.js';
 import { roundFloats } from './round.js';
 import { queryBase, type SelectArg } from './select/query.js';
 import { selectRows } from './select/select.js';

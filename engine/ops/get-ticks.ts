@@ -9,7 +9,7 @@ import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
-import type { QueryResult } from './result.js';
+import type { QueryResult } from '../core/result.js';
 import { roundFloats } from './round.js';
 import { checkColumn, gatherColumns } from './select/args.js';
 import { CanCor } from './select/cancor.js';
@@ -20,7 +20,7 @@ import { type FillMode, fillTable } from './ticks/fill.js';
 import { latestPerIdentifier, withTopOfBook } from './ticks/orderbook.js';
 import { joinRefs, namesColumn } from './ticks/ref.js';
 import { dictOf } from '../core/dict.js';
-import { gatherIntoOutput, writtenColumns, writtenDicts } from '../parallel/shared-output.js';
+import { gatherIntoOutput, writtenColumns, writtenDicts } from '../core/shared-output.js';
 
 /** The output columns: the time column first, then the chosen ones in the order given (SPEC 4). */
 export function outputColumns(t: TableSchema, args: ArgsFor<typeof ARG.columns>): string[] {

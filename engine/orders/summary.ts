@@ -13,7 +13,7 @@ import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, POS_INF_TS, splitDay, weekday } from '../core/time.js';
 import { runStats, type StatsArg } from '../ops/get-stats.js';
 import { valueKey } from '../ops/stats/stream.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { sortTable } from '../ops/sort.js';
 import { evaluate, levelOf } from '../ops/stats/evaluate.js';
 import { loadCalendar } from '../ops/stats/holidays.js';

@@ -1,6 +1,6 @@
 /**
  * Numbers, longs and timestamps written as ASCII bytes straight into a buffer, each byte-for-byte the
- * text the string renderers (engine/gateway/render.ts) give: floats as JavaScript's shortest
+ * text the string renderers (output/text-cells.ts) give: floats as JavaScript's shortest
  * round-trip text (String(x)), longs exact, timestamps in a zone with nine fractional digits. The
  * common shapes take arithmetic fast paths; anything else writes the string renderer's own text.
  */

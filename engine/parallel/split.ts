@@ -10,7 +10,7 @@
  *   stored columns), a forward fill with ref or without the identifier column, more rows than
  *   maxResultRows, or an idList whose identifiers hold under half of the partitions' rows (it reads
  *   their runs alone; cutting by time would read every row's time). Each part's rows are counted before it runs, and the parts write their
- *   fixed-width columns into one shared output (shared-output.ts); a part whose rows differ (a
+ *   fixed-width columns into one shared output (core/shared-output.ts); a part whose rows differ (a
  *   filter) returns its own columns, which are appended.
  * - getStats splits by identifier ranges: fill, racking and moving windows work per identifier, and
  *   it groups first by the identifier, so the parts' groups are disjoint. They are merged by bucket
@@ -23,10 +23,10 @@
  */
 import { type Column, type ColumnType, concatColumns, type Int64Column, compareStrings, int32Pairs } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
-import { asShard, maxResultRows, parallelism, type Shard } from '../core/query-hooks.js';
+import { asShard, maxResultRows, parallelism, type Shard, shardsOf } from '../core/query-hooks.js';
 import { Table } from '../core/table.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../core/time.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { outputColumns } from '../ops/get-ticks.js';
 import { queryBase, type SelectArg } from '../ops/select/query.js';
 import { instantRanges } from '../ops/select/select.js';
@@ -38,7 +38,7 @@ import { applyCanCor, columns as columnsArg, decPlaces as decPlacesArg, fill as 
 import type { ArgsFor, DecodedArgs } from '../registry/decode.js';
 import type { Database } from '../storage/database.js';
 import { columnOf } from '../storage/schema.js';
-import { allocateOutput, sharedColumns } from './shared-output.js';
+import { allocateOutput, sharedColumns } from '../core/shared-output.js';
 
 /** Most parts of one query. */
 const MAX_PARTS = 8;
@@ -61,7 +61,7 @@ type SplitPlan =
       /** Forward fill: the seams between parts are filled after the merge (a part's first rows take the values before it). */
       readonly refill: boolean;
       readonly idColumn: string;
-      /** The result's columns, which the parts write into one shared output (shared-output.ts). */
+      /** The result's columns, which the parts write into one shared output (core/shared-output.ts). */
       readonly columns: ReadonlyArray<{ readonly name: string; readonly type: ColumnType }>;
     };
 
@@ -206,18 +206,6 @@ function timeShardRows(plan: Extract<SplitPlan, { by: 'time' }>, shards: readonl
     at = end;
     return rows;
   });
-}
-
-/** Contiguous identifier ranges of about equal rows; the first starts and the last ends open. */
-export function shardsOf(weights: ReadonlyArray<readonly [string, number]>, parts: number): Shard[] {
-  const total = weights.reduce((s, w) => s + w[1], 0);
-  const cuts: string[] = [];
-  let acc = 0;
-  for (let i = 0; i < weights.length - 1 && cuts.length < parts - 1; i++) {
-    acc += weights[i]![1];
-    if (acc >= (total * (cuts.length + 1)) / parts) cuts.push(weights[i + 1]![0]);
-  }
-  return [...cuts, null].map((hi, i) => ({ lo: i === 0 ? null : cuts[i - 1]!, hi }));
 }
 
 /**

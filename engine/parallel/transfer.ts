@@ -12,7 +12,7 @@
 import type { Column, ColumnType } from '../core/column.js';
 import { ConcatDict, type Dict, dictOf, PickDict, StringDict, Utf8Dict } from '../core/dict.js';
 import { Table } from '../core/table.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 import { inFirstUseOrder } from '../storage/prepare.js';
 import { FileDict, type FileDictSnapshot } from '../storage/stored-column.js';
 

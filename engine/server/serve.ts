@@ -16,7 +16,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type ChartRequest, EXPORT_FORMATS, type ExportFormat } from '../contract.js';
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../core/errors.js';
 import type { QueryService } from '../service/query-service.js';
-import { boundedBodies } from './http-input.js';
+import { boundedBodies } from '../gateway/http-input.js';
 
 export interface ServeOptions {
   readonly port: number;

@@ -11,17 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { GatewayAccess } from '../contract.js';
 import { Clients, type StoredClient } from '../gateway/clients.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_IPC_PORT, DEFAULT_GATEWAY_PORT, tokenUrlOf } from '../gateway/defaults.js';
-
-/** A gateway this process serves on its engine: what its getMeta advertises and Copy as writes. */
-export interface ServedGateway {
-  /** The REST gateway: its base URL and token endpoint (null with an external issuer). */
-  readonly rest: { readonly url: string; readonly tokenUrl: string | null } | null;
-  /** The kdb+ IPC gateway. */
-  readonly q: { readonly host: string; readonly port: number; readonly tls: boolean } | null;
-  /** Its clients (a client id to name), and the id of a one-off client made at its start. */
-  readonly clients: Clients | null;
-  readonly oneOffId?: string;
-}
+import type { ServedGateway } from '../gateway/host.js';
 
 /** The client id the text proposes when the clients file has none yet (the `clients add` line makes it). */
 export const SUGGESTED_CLIENT_ID = 'scripts';

@@ -7,12 +7,13 @@ import { estimateRows } from './cost-estimate.js';
 import { randomUUID } from 'node:crypto';
 import type { AppInfo, ChartRequest, ConnectionInfo, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
-import { errorEnvelope, requestInfo } from '../gateway/envelope.js';
+import { errorEnvelope, requestInfo } from '../output/envelope.js';
+import type { ServedGateway } from '../gateway/host.js';
 import { Engine } from '../engine.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { AppService, VERSION } from './app-service.js';
-import { embeddedAccess, type ServedGateway } from './gateway-access.js';
+import { embeddedAccess } from './gateway-access.js';
 import { RemoteGateway } from './remote.js';
 import { userDataDir } from './user-data.js';
 

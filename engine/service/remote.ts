@@ -5,62 +5,17 @@
  * expires (and once more on a 401), asks results as Arrow in UTC and keeps them in an executor worker
  * like any local result, rendered in the outputTZ the user asked for, so instants stay exact.
  */
-import { type Table as ArrowTable, tableFromIPC, Type, type Vector } from 'apache-arrow';
+import { tableFromIPC } from 'apache-arrow';
 import type { AppInfo, GatewayAccess, Header, RemoteConnectionSpec, RunResponse } from '../contract.js';
-import type { ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
-import { Table } from '../core/table.js';
-import { requestInfo } from '../gateway/envelope.js';
-import type { QueryResult } from '../ops/result.js';
 import { OPERATIONS, operationByName } from '../operations/index.js';
 import { outputTZ, table as tableArg } from '../registry/args.js';
 import type { RemoteResultShape } from '../registry/types.js';
-import { fromArrow } from '../storage/import.js';
+import type { RemoteResultMeta } from '../session/remote-result.js';
 import { DEFAULT_REALM, tokenUrlOf } from '../gateway/defaults.js';
 
 const ARROW = 'application/vnd.apache.arrow.stream';
 
-/** What the worker needs to turn a remote's Arrow answer into a held result. */
-export interface RemoteResultMeta {
-  readonly api: string;
-  readonly outputTZ: string;
-  readonly tableName: string;
-  readonly timeColumn: string | null;
-  readonly idColumn: string;
-  readonly groupColumns?: readonly string[];
-  /** the remote's header (its corr, its window in UTC) */
-  readonly header: Header | null;
-}
-
-/** Our column type of an Arrow field. */
-function columnType(v: Vector): ColumnType {
-  const t = v.type;
-  switch (t.typeId) {
-    case Type.Timestamp:
-      return 'timestamp';
-    case Type.Duration:
-      return 'timespan';
-    case Type.Int:
-      return (t as unknown as { bitWidth: number }).bitWidth === 64 ? 'long' : 'int';
-    case Type.Float:
-      return 'float';
-    case Type.Bool:
-      return 'boolean';
-    case Type.Date:
-      return 'date';
-    case Type.Dictionary:
-      return 'symbol';
-    case Type.Utf8:
-    case Type.LargeUtf8:
-      return 'string';
-    case Type.List:
-      return 'float[]';
-    default:
-      throw new TickscopeError('badRequest', `the remote answered a column of Arrow type ${String(t)}, which Tickscope does not read`);
-  }
-}
-
-/** An instant of the remote's header (UTC text, 9 fractional digits) in ns. */
 /** Whether a result carries the table's time column, by its declaration's shape and the arguments given. */
 function timed(shape: RemoteResultShape['timeColumn'], given: Readonly<Record<string, unknown>>): boolean {
   if (shape === 'always' || shape === 'never') return shape === 'always';
@@ -71,39 +26,6 @@ function timed(shape: RemoteResultShape['timeColumn'], given: Readonly<Record<st
 /** A result's group columns: the list given, else the identifier column. */
 function groupsOf(v: unknown, idColumn: string): string[] {
   return Array.isArray(v) ? (v as string[]) : [idColumn];
-}
-
-function headerInstant(text: string | undefined): bigint | undefined {
-  const m = text ? /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(text) : null;
-  if (!m) return undefined;
-  return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));
-}
-
-/** A remote's Arrow answer as a result (runs in the worker that will hold it). */
-export function remoteResult(bytes: Uint8Array, meta: RemoteResultMeta): { result: QueryResult; req: ReturnType<typeof requestInfo> } {
-  let at: ArrowTable;
-  try {
-    at = tableFromIPC(bytes);
-  } catch (e) {
-    throw new TickscopeError('badRequest', `the remote's Arrow answer does not read (${(e as Error).message})`);
-  }
-  const names = at.schema.fields.map((f) => f.name);
-  const columns = names.map((name) => {
-    const v = at.getChild(name)!;
-    return fromArrow({ name, type: columnType(v) }, v, 'the remote answer');
-  });
-  const start = headerInstant(meta.header?.startTS);
-  const end = headerInstant(meta.header?.endTS);
-  const result: QueryResult = {
-    table: new Table(names, columns, at.numRows),
-    outputTZ: meta.outputTZ,
-    ...(start !== undefined && end !== undefined ? { window: { start, end } } : {}),
-    tableName: meta.tableName,
-    timeColumn: meta.timeColumn,
-    idColumn: meta.idColumn,
-    ...(meta.groupColumns ? { groupColumns: meta.groupColumns } : {}),
-  };
-  return { result, req: requestInfo(meta.api, meta.header?.corr) };
 }
 
 /** A connection to a remote gateway: its token and its getMeta. */

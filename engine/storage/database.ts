@@ -17,7 +17,7 @@ import type { Column, ColumnType } from '../core/column.js';
 import { environmentError, TickscopeError } from '../core/errors.js';
 import type { ColumnDef, DeferredColumn, Table } from '../core/table.js';
 import { streamedFiles } from '../core/query-hooks.js';
-import type { RowSource } from '../ops/select/scan.js';
+import type { RowSource } from './row-source.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
 import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder, writing } from './partition-io.js';

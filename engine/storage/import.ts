@@ -10,7 +10,7 @@ import { columnFromValues, type Scalar } from '../core/builder.js';
 import type { Column, ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
-import { castValue } from '../ops/values.js';
+import { castValue } from '../core/values.js';
 import { appendRows } from './append.js';
 import { readCsv } from './csv-read.js';
 import type { Database } from './database.js';

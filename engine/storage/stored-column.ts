@@ -14,7 +14,7 @@ import { readExactly, readParallel, readsInParallel, shareSums } from './paralle
 import { checkSize, damagedFile, sumsOf } from './checksums.js';
 import { checkCodes, checkOffsets, checkOffsetsBlock } from './structure.js';
 import type { ColumnDef, DeferredColumn } from '../core/table.js';
-import type { StreamedFiles } from '../core/query-hooks.js';
+import type { StreamedFiles } from '../core/streamed-files.js';
 
 /** A file of a partition folder is gone: a write replaced the folder (the query retries once). */
 export class FolderGoneError extends Error {

@@ -87,7 +87,7 @@ describe('tickscope CLI', () => {
     const out = spawnSync(process.execPath, [CLI, 'call', '--db', dir, '--format', 'arrow', 'getTicks', JSON.stringify(args)], { maxBuffer: 1 << 28 });
     expect(out.status).toBe(0);
     const { Engine } = await import('../../engine/engine.js');
-    const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../../engine/service/arrow.js');
+    const { writeArrowStream, ARROW_BATCH_ROWS } = await import('../../engine/output/arrow.js');
     const result = Engine.open([dir]).call('getTicks', args);
     expect(result.table.length).toBeGreaterThan(2 * ARROW_BATCH_ROWS); // batches for the writer and a helper
     const chunks: Buffer[] = [];

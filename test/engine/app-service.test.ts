@@ -3,7 +3,8 @@
  * read as Arrow, exported) stays; the least recently used is dropped, and asking for it says so.
  */
 import { describe, expect, it } from 'vitest';
-import { AppService, MAX_RESULTS } from '../../engine/service/app-service.js';
+import { AppService } from '../../engine/service/app-service.js';
+import { MAX_RESULTS } from '../../engine/session/session.js';
 import { csv, makeEngine } from '../helpers/db.js';
 
 const engine = makeEngine({

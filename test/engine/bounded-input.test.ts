@@ -104,7 +104,7 @@ describe('settings and throttles', () => {
 describe('limits per endpoint', () => {
   it('a route may set its own depth, elements and bytes; the others keep the server\'s', async () => {
     const { default: Fastify } = await import('fastify');
-    const { boundedBodies } = await import('../../engine/server/http-input.js');
+    const { boundedBodies } = await import('../../engine/gateway/http-input.js');
     const app = Fastify({ bodyLimit: 1024 });
     boundedBodies(app, { maxBodyBytes: 1024, maxJsonDepth: 8, maxJsonElements: 100 });
     app.setErrorHandler((e: Error & { statusCode?: number }, _req, reply) => reply.code(e instanceof TickscopeError ? e.http : (e.statusCode ?? 500)).send({ ai: e.message }));

@@ -15,7 +15,7 @@ import type { RunResponse } from '../../engine/contract.js';
 import { Table } from '../../engine/core/table.js';
 import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
-import { payloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/output/envelope.js';
 import { RenderHelpers, writeText } from '../../engine/output/parallel-text.js';
 import { textChunks } from '../../engine/output/text.js';
 import { type RunningServer, serve } from '../../engine/server/serve.js';

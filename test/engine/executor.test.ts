@@ -11,7 +11,7 @@ import { Engine } from '../../engine/engine.js';
 import { Executor, type Progress } from '../../engine/executor/executor.js';
 import { FLOW_WINDOW } from '../../engine/executor/protocol.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
-import { requestInfo } from '../../engine/gateway/envelope.js';
+import { requestInfo } from '../../engine/output/envelope.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';
 

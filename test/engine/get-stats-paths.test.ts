@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { Int32Arena } from '../../engine/core/arena.js';
-import { payloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/output/envelope.js';
 import { statsPaths } from '../../engine/ops/stats/cells.js';
 import { payloadRows, tempDir } from '../helpers/db.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Field, Float64, Int64, List, makeData, makeVector, Table as ArrowTable, tableToIPC, TimestampNanosecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { payloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/output/envelope.js';
 import { Database } from '../../engine/storage/database.js';
 import { importFile } from '../../engine/storage/import.js';
 import { csv, payloadRows, tempDir } from '../helpers/db.js';

@@ -4,7 +4,7 @@ import type { Column } from '../../engine/core/column.js';
 import { dictOf } from '../../engine/core/dict.js';
 import { Table } from '../../engine/core/table.js';
 import { RenderHelpers } from '../../engine/output/parallel-text.js';
-import { tableToArrow, writeArrowStream } from '../../engine/service/arrow.js';
+import { tableToArrow, writeArrowStream } from '../../engine/output/arrow.js';
 import { generated } from '../helpers/generated-table.js';
 
 // needs the built helper script (dist/bin/render-worker.cjs): npm run build

@@ -1,5 +1,5 @@
 /**
- * kdb+'s IPC compression unpacked by engine/core/q-decompress.ts: q's own compressed messages
+ * kdb+'s IPC compression unpacked by engine/q/decompress.ts: q's own compressed messages
  * (qPython's vectors, test/fixtures/q-ipc-vectors) byte for byte, messages compressed as a q client
  * does, and every truncated, overrunning, corrupted or over-claiming variant refused with an error
  * (never a zero-filled or short block, and nothing allocated for a claim the stream cannot give).
@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TickscopeError } from '../../engine/core/errors.js';
-import { decompressBlock, decompressBlockAsync } from '../../engine/core/q-decompress.js';
-import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { decompressBlock, decompressBlockAsync } from '../../engine/q/decompress.js';
+import { MSG_SYNC, QWriter } from '../../engine/q/codec.js';
 import { compressMessage, zeroBomb } from '../helpers/q-compress.js';
 
 const MAX = 64 * 1024 * 1024;

@@ -12,7 +12,7 @@ import type { SymbolColumn } from '../../engine/core/column.js';
 import { Utf8Dict } from '../../engine/core/dict.js';
 import { Engine } from '../../engine/engine.js';
 import { generateDemo } from '../../engine/demo/generate.js';
-import { textCells } from '../../engine/gateway/render.js';
+import { textCells } from '../../engine/output/text-cells.js';
 import { scanPartition } from '../../engine/ops/select/scan.js';
 import type { Table } from '../../engine/core/table.js';
 import { Database } from '../../engine/storage/database.js';

@@ -6,7 +6,7 @@ import { columnFromValues } from '../../engine/core/builder.js';
 import { TickscopeError } from '../../engine/core/errors.js';
 import { Table } from '../../engine/core/table.js';
 import { NULL_TS } from '../../engine/core/time.js';
-import { textCells } from '../../engine/gateway/render.js';
+import { textCells } from '../../engine/output/text-cells.js';
 import { configFromJson } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
 import { schemaFromJson, type Schema } from '../../engine/storage/schema.js';

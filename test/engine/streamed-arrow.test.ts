@@ -15,7 +15,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { streamable } from '../../engine/output/arrow-batch.js';
 import { RenderHelpers } from '../../engine/output/parallel-text.js';
-import { writeArrowStream } from '../../engine/service/arrow.js';
+import { writeArrowStream } from '../../engine/output/arrow.js';
 import { FileDict, OpenFiles } from '../../engine/storage/stored-column.js';
 import { tempDir } from '../helpers/db.js';
 

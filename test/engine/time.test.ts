@@ -2,7 +2,7 @@ import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { civilFromDays, daysFromCivil, formatTimespan, parseDate, parseTimespan, parseTimestampLiteral, partitionKey } from '../../engine/core/time.js';
 import { localToInstant } from '../../engine/core/tz.js';
-import { textCells } from '../../engine/gateway/render.js';
+import { textCells } from '../../engine/output/text-cells.js';
 import { roundHalfAway } from '../../engine/ops/round.js';
 import { Rng } from '../../engine/demo/rng.js';
 

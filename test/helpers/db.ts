@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { payloadJson } from '../../engine/gateway/envelope.js';
+import { payloadJson } from '../../engine/output/envelope.js';
 import { type Config } from '../../engine/storage/config.js';
 import { Database } from '../../engine/storage/database.js';
 import { standardSchema } from '../../engine/storage/schema.js';

@@ -4,11 +4,11 @@
  * byte renderers must match byte for byte.
  */
 import { int32Pairs, longText, type Column } from '../../engine/core/column.js';
-import { textCells as engineTextCells } from '../../engine/gateway/render.js';
+import { textCells as engineTextCells } from '../../engine/output/text-cells.js';
 import { formatLocalNs } from '../../engine/core/time.js';
 import { zoneOffsets } from '../../engine/core/tz.js';
 import type { Table } from '../../engine/core/table.js';
-import { csvField } from '../../engine/service/csv.js';
+import { csvField } from '../../engine/output/csv.js';
 
 /** An offset in ns as `±HH:MM` (`±HH:MM:SS` when it has seconds), written here on its own. */
 function offsetText(off: bigint): string {

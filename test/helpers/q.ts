@@ -1,5 +1,5 @@
 /** q IPC messages the gateway tests send over raw sockets, built with the gateway's own writer. */
-import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { MSG_SYNC, QWriter } from '../../engine/q/codec.js';
 
 /** A sync `(op; (enlist `table)!enlist `<table>)` message. */
 export function qTableCall(op: string, table: string): Buffer {

@@ -3,7 +3,7 @@ import { type Table as ArrowTable, tableFromIPC } from 'apache-arrow';
 import type { ColumnType } from '../../engine/core/column.js';
 import { columnFromValues, type Scalar } from '../../engine/core/builder.js';
 import { Table } from '../../engine/core/table.js';
-import { tableToArrow } from '../../engine/service/arrow.js';
+import { tableToArrow } from '../../engine/output/arrow.js';
 import { statsModel, type StatsModel } from '../../renderer/src/stats/stats-model.js';
 
 export type FixtureColumn = readonly [string, ColumnType, ReadonlyArray<Scalar | null>];

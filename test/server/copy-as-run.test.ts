@@ -18,7 +18,7 @@ import { Engine } from '../../engine/engine.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
 import { startEmbeddedGateway } from '../../engine/gateway/embedded.js';
-import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
+import { envelopeJson, requestInfo } from '../../engine/output/envelope.js';
 import { operationByName } from '../../engine/operations/index.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { asCurl, asQ } from '../../renderer/src/form/copy-as.js';

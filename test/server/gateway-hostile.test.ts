@@ -17,7 +17,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
 import { FAILED_SECRETS_PER_MINUTE, type RunningGateway, startGateway } from '../../engine/gateway/rest.js';
-import { requestInfo } from '../../engine/gateway/envelope.js';
+import { requestInfo } from '../../engine/output/envelope.js';
 import { OwnIssuer } from '../../engine/gateway/tokens.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';

@@ -16,7 +16,7 @@ import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { envelopeJson, requestInfo } from '../../engine/gateway/envelope.js';
+import { envelopeJson, requestInfo } from '../../engine/output/envelope.js';
 import { type RunningGateway, startGateway, TOKEN_REQUESTS_PER_MINUTE } from '../../engine/gateway/rest.js';
 import { ExternalIssuer } from '../../engine/gateway/tokens.js';
 import { startQGateway } from '../../engine/gateway/qipc/server.js';

@@ -1,6 +1,6 @@
 /**
  * No failure escapes its request: a throw injected into the q message decoder and into the error
- * answer's encoder (vi.mock of engine/gateway/qipc/decode.ts and result.ts) answers that message
+ * answer's encoder (vi.mock of engine/q/decode.ts and engine/output/q-result.ts) answers that message
  * with a q error or closes that connection only; the process lives (an uncaught exception or an
  * unhandled rejection fails this file) and the next query, on a new connection, answers.
  */
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { MSG_ASYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { MSG_ASYNC, QWriter } from '../../engine/q/codec.js';
 import { type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
@@ -19,8 +19,8 @@ import { qTableCall } from '../helpers/q.js';
 /** Which seam throws next (once). */
 const fault = vi.hoisted(() => ({ decode: false, encodeError: false }));
 
-vi.mock('../../engine/gateway/qipc/decode.js', async (original) => {
-  const m = await original<typeof import('../../engine/gateway/qipc/decode.js')>();
+vi.mock('../../engine/q/decode.js', async (original) => {
+  const m = await original<typeof import('../../engine/q/decode.js')>();
   return {
     ...m,
     decodeMessage: (...args: Parameters<typeof m.decodeMessage>) => {
@@ -32,8 +32,8 @@ vi.mock('../../engine/gateway/qipc/decode.js', async (original) => {
     },
   };
 });
-vi.mock('../../engine/gateway/qipc/result.js', async (original) => {
-  const m = await original<typeof import('../../engine/gateway/qipc/result.js')>();
+vi.mock('../../engine/output/q-result.js', async (original) => {
+  const m = await original<typeof import('../../engine/output/q-result.js')>();
   return {
     ...m,
     qErrorMessage: (...args: Parameters<typeof m.qErrorMessage>) => {

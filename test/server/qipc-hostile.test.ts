@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
-import { MSG_SYNC, QWriter } from '../../engine/gateway/qipc/codec.js';
+import { MSG_SYNC, QWriter } from '../../engine/q/codec.js';
 import { type QLimits, type RunningQGateway, startQGateway } from '../../engine/gateway/qipc/server.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';

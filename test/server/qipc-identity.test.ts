@@ -84,7 +84,7 @@ it('says a q port in use is in use', async () => {
 });
 
 it('decodes q datetime infinities and out-of-range days as timestamp infinities (a fuzz case answered 99)', async () => {
-  const { decodeMessage } = await import('../../engine/gateway/qipc/decode.js');
+  const { decodeMessage } = await import('../../engine/q/decode.js');
   const atom = (x: number): Uint8Array => {
     const b = new Uint8Array(9);
     b[0] = 256 - 15; // -15: a datetime atom

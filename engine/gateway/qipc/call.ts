@@ -3,7 +3,7 @@
  * `(gw; op; args; callback; opts)`, op and gw each a symbol or a char vector, args a dictionary.
  */
 import { quoteText, showValue, TickscopeError } from '../../core/errors.js';
-import { Q_NULL, QSymbol } from './decode.js';
+import { Q_NULL, QSymbol } from '../../q/decode.js';
 
 const FORMS = 'send (op; args), (op; args; callback; opts) or (`gw; op; args; callback; opts), op a symbol or string such as `.fsi.getTicks and args a dictionary';
 

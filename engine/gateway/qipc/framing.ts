@@ -5,7 +5,7 @@
  * cannot make the gateway hold more than `maxBytes` for it.
  */
 import { TickscopeError } from '../../core/errors.js';
-import { MSG_RESPONSE, type MessageHeader, readHeader } from './codec.js';
+import { MSG_RESPONSE, type MessageHeader, readHeader } from '../../q/codec.js';
 
 /** A whole message: its header and its bytes (header included). */
 export interface Frame {

@@ -22,15 +22,15 @@ import { createServer as createTlsServer } from 'node:tls';
 import { asTickscopeError, listenError, quoteText, TickscopeError } from '../../core/errors.js';
 import type { ProcessSettings } from '../../executor/settings.js';
 import { operationByName } from '../../operations/index.js';
-import type { QueryService } from '../../service/query-service.js';
+import type { GatewayHost } from '../host.js';
 import type { Clients, Scope } from '../clients.js';
-import { requestInfo, type RequestInfo } from '../envelope.js';
+import { requestInfo, type RequestInfo } from '../../output/envelope.js';
 import type { TokenVerifier } from '../tokens.js';
-import { decompressBody, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, QWriter } from './codec.js';
+import { decompressBody, MSG_ASYNC, MSG_RESPONSE, MSG_SYNC, QWriter } from '../../q/codec.js';
 import { callOf } from './call.js';
-import { decodeMessage } from './decode.js';
+import { decodeMessage } from '../../q/decode.js';
 import { type Frame, FrameReader } from './framing.js';
-import { qErrorMessage, type QReply } from './result.js';
+import { qErrorMessage, type QReply } from '../../output/q-result.js';
 import { FAILED_SECRETS_PER_ADDRESS_PER_MINUTE, FAILED_SECRETS_PER_MINUTE, FailedSecrets, Throttle } from '../throttle.js';
 
 /** The gateway's limits: the process settings it reads (SPEC 10) and its own. */
@@ -113,7 +113,7 @@ class Counts {
 }
 
 /** Starts the q IPC gateway on the service's executor. */
-export async function startQGateway(service: QueryService, opts: QGatewayOptions): Promise<RunningQGateway> {
+export async function startQGateway(service: GatewayHost, opts: QGatewayOptions): Promise<RunningQGateway> {
   const s = service.executor.settings;
   const limits: QLimits = {
     maxJsonDepth: s.maxJsonDepth,

@@ -10,7 +10,7 @@ import { type Column, int32Pairs } from '../../core/column.js';
 import { argError } from '../../core/errors.js';
 import type { RawClause } from '../../registry/decode.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
-import { type CastValue, castValue, isNullValue } from '../values.js';
+import { type CastValue, castValue, isNullValue } from '../../core/values.js';
 import { FILTER_FUNCTIONS, type FilterFunction, type FilterNode } from './tree.js';
 
 export { FILTER_FUNCTIONS, type FilterFunction };

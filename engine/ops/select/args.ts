@@ -17,7 +17,7 @@ import { allOf, type FilterNode } from '../filter/tree.js';
 import type { Selection } from './select.js';
 import { checkSlice } from './slice.js';
 import { type ShardOutput, streamedFiles } from '../../core/query-hooks.js';
-import { placeOf } from '../../parallel/shared-output.js';
+import { placeOf } from '../../core/shared-output.js';
 
 export const columnNames = (t: TableSchema): string => t.columns.map((c) => c.name).join(', ');
 

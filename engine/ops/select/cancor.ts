@@ -9,7 +9,7 @@ import { dictIndexOf } from '../../core/dict.js';
 import { TickscopeError } from '../../core/errors.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';
-import type { RowSource } from './scan.js';
+import type { RowSource } from '../../storage/row-source.js';
 
 const KEY = 'executionID';
 const NULL_LONG = -9223372036854775808n;

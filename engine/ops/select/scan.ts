@@ -6,22 +6,8 @@
 import { queryArena } from '../../core/arena.js';
 import { type Column, int32Pairs } from '../../core/column.js';
 import { inShard, type Shard } from '../../core/query-hooks.js';
+import type { RowSource } from '../../storage/row-source.js';
 import type { Predicate } from '../filter/compile.js';
-import type { DeferredColumn } from '../../core/table.js';
-
-/** What a scan reads: a stored partition, or a view of one (corrected by CanCor). */
-export interface RowSource {
-  readonly rows: number;
-  /** identifier -> [first row, end row); empty when the table has no symbol identifier column. */
-  readonly idRanges: ReadonlyMap<string, readonly [number, number]>;
-  column(name: string): Column;
-  /** The same rows with columns read only in these row ranges (partial reads of stored partitions). */
-  narrow?(ranges: ReadonlyArray<readonly [number, number]>): RowSource;
-  /** The rows in time order (ties by identifier, then storage order), when stored. */
-  timeOrder?(): Int32Array | undefined;
-  /** The column with its rows left to a streaming renderer, when the running query's result is streamed (core/table.ts). */
-  deferred?(name: string): DeferredColumn | undefined;
-}
 
 /** The rows a scan selected, and the source to read their columns from. */
 export interface Scanned {

@@ -6,14 +6,16 @@
  */
 import { int32Pairs } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import { checkpoint, maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
+import { checkpoint } from '../../core/cancel.js';
+import { maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
 import type { Database } from '../../storage/database.js';
 import type { TableSchema } from '../../storage/schema.js';
 import { andPredicates, type ColumnSource, type Predicate } from '../filter/compile.js';
 import type { Window } from '../window.js';
 import { type CanCor, CorrectedSource } from './cancor.js';
-import { type RowSource, scanPartition } from './scan.js';
+import type { RowSource } from '../../storage/row-source.js';
+import { scanPartition } from './scan.js';
 import { sliceRanges } from './slice.js';
 
 export interface SelectSpec {

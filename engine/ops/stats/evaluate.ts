@@ -7,7 +7,7 @@
  */
 import type { ColumnType } from '../../core/column.js';
 import { argError } from '../../core/errors.js';
-import { checkpoint } from '../../core/query-hooks.js';
+import { checkpoint } from '../../core/cancel.js';
 import { type Fail, type Frame, kernel } from './aggregates.js';
 import type { ElementwiseOp, Node, OrderedOp } from './tree.js';
 import { dictOf, textId, textIdEpoch, textIdsOf } from '../../core/dict.js';

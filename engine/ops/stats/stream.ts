@@ -5,7 +5,7 @@
  */
 import { type Column, gatherParts, int32Pairs, sliceColumn } from '../../core/column.js';
 import { Table } from '../../core/table.js';
-import type { RowSource } from '../select/scan.js';
+import type { RowSource } from '../../storage/row-source.js';
 import type { Frame } from './aggregates.js';
 import type { CellLookup } from './frames.js';
 import type { Buckets } from './buckets.js';

@@ -8,7 +8,7 @@
  * Rows are walked in their (time) order once per pass, with each identifier's running state in a
  * small per-group array, so memory is read sequentially however identifiers interleave.
  */
-import { checkpoint } from '../../core/query-hooks.js';
+import { checkpoint } from '../../core/cancel.js';
 import { type Column, floats, int32Pairs, intsFrom, longsFrom } from '../../core/column.js';
 import { Table } from '../../core/table.js';
 import { roundHalfAway } from '../round.js';

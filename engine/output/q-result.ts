@@ -4,14 +4,14 @@
  * q has no zones), or for generateOrderAnalytics a one-item list holding the table (SPEC 6.1). An
  * async reply is the call `(callback; (header; payload))`. Rendered in the query's worker.
  */
-import type { Header } from '../../contract.js';
-import { type Column, int32Pairs } from '../../core/column.js';
-import type { TickscopeError } from '../../core/errors.js';
-import { zoneOffsets } from '../../core/tz.js';
-import { NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
-import type { QueryResult } from '../../ops/result.js';
-import { errorEnvelope, type RequestInfo } from '../envelope.js';
-import { MSG_ASYNC, MSG_RESPONSE, Q_EPOCH_DAYS, Q_EPOCH_NS, QWriter } from './codec.js';
+import type { Header } from '../contract.js';
+import { type Column, int32Pairs } from '../core/column.js';
+import type { TickscopeError } from '../core/errors.js';
+import { zoneOffsets } from '../core/tz.js';
+import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
+import type { QueryResult } from '../core/result.js';
+import { errorEnvelope, type RequestInfo } from './envelope.js';
+import { MSG_ASYNC, MSG_RESPONSE, Q_EPOCH_DAYS, Q_EPOCH_NS, QWriter } from '../q/codec.js';
 
 /** How the client is answered: the response to a sync message, or an async call of its callback. */
 export interface QReply {

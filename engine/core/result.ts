@@ -1,5 +1,5 @@
 /** What an operation returns to a gateway: the table plus what is needed to render it. */
-import type { Table } from '../core/table.js';
+import type { Table } from './table.js';
 
 export interface QueryResult {
   readonly table: Table;

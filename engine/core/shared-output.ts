@@ -16,10 +16,10 @@
  * not count) ignores the output and returns its own columns; so does a column the part's kernels
  * replace instead of writing in place. Such columns are appended as before.
  */
-import { type Column, type ColumnType, type GatherInto, int32Pairs } from '../core/column.js';
-import { concatDicts } from '../core/dict.js';
-import type { OutputColumn, Shard, ShardOutput } from '../core/query-hooks.js';
-import { Table } from '../core/table.js';
+import { type Column, type ColumnType, type GatherInto, int32Pairs } from './column.js';
+import { concatDicts } from './dict.js';
+import type { OutputColumn, Shard, ShardOutput } from './query-hooks.js';
+import { Table } from './table.js';
 
 type FixedType = 'float' | 'long' | 'timestamp' | 'timespan' | 'int' | 'date' | 'boolean';
 

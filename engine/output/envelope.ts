@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Header } from '../contract.js';
 import type { TickscopeError } from '../core/errors.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
-import type { QueryResult } from '../ops/result.js';
-import { textChunks } from '../output/text.js';
-import { textCells } from './render.js';
+import type { QueryResult } from '../core/result.js';
+import { textChunks } from './text.js';
+import { textCells } from './text-cells.js';
 
 export type { Header };
 

@@ -2,9 +2,9 @@
  * The kdb+ IPC wire format (little-endian): message headers, decompression of compressed messages
  * and a writer for q objects (decode.ts reads them). Timestamps and dates count from 2000.01.01 in q.
  */
-import { TickscopeError } from '../../core/errors.js';
-import { decompressBlockAsync } from '../../core/q-decompress.js';
-import { NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
+import { TickscopeError } from '../core/errors.js';
+import { decompressBlockAsync } from './decompress.js';
+import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 
 /** ns from 1970.01.01 to 2000.01.01 (q's epoch). */
 export const Q_EPOCH_NS = 946_684_800_000_000_000n;

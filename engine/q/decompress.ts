@@ -16,7 +16,7 @@
  * (1 + 2k bytes for 257k, k < 8) less than 2056/17 per byte. So n input bytes give at most
  * floor(n * 2056 / 17) output bytes (~120.9x): a claim beyond it cannot be honest.
  */
-import { TickscopeError } from './errors.js';
+import { TickscopeError } from '../core/errors.js';
 
 /** Output bytes per group of 17 input bytes at most (see above). */
 const GROUP_OUT = 2056;

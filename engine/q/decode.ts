@@ -5,8 +5,8 @@
  * bounded (maxJsonDepth, maxJsonElements) as they are for a JSON body, so a 30-byte message cannot
  * claim 200M items and a deep or wide one cannot make the serving thread build millions of values.
  */
-import { quoteText, TickscopeError } from '../../core/errors.js';
-import { formatLocalNs, formatTimespan, NEG_INF_TS, POS_INF_TS } from '../../core/time.js';
+import { quoteText, TickscopeError } from '../core/errors.js';
+import { formatLocalNs, formatTimespan, NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import { Q_EPOCH_DAYS, Q_EPOCH_NS } from './codec.js';
 
 /** A q value decoded for the dispatcher: a q symbol is marked (op names, callbacks) where a char vector is a plain string. */

@@ -9,7 +9,7 @@ import type { ChartRequest } from '../contract.js';
 import type { Column } from '../core/column.js';
 import { codesOf, floats, int32Pairs } from '../core/column.js';
 import { argError } from '../core/errors.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 
 function numeric(r: QueryResult, arg: string, name: string): Float64Array {
   const c: Column | undefined = r.table.get(name);

@@ -6,7 +6,7 @@
 import { type Column, int32Pairs, longText } from '../core/column.js';
 import { formatDate, formatTimespan } from '../core/time.js';
 import { isUtcZone } from '../core/tz.js';
-import { timestampWriter } from '../output/numbers.js';
+import { timestampWriter } from './numbers.js';
 
 /**
  * A renderer of int64 UTC nanosecond timestamps (given as hi/lo words) in a zone, as text: the byte

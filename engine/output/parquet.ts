@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import type { ColumnSource, SchemaElement } from 'hyparquet-writer';
 import { type Column, columnLength, type ColumnType, int32Pairs } from '../core/column.js';
-import type { QueryResult } from '../ops/result.js';
+import type { QueryResult } from '../core/result.js';
 
 /** Rows per row group: DuckDB's and Arrow's readers parallelise by row group; 100k keeps each small. */
 export const PARQUET_ROW_GROUP_ROWS = 100_000;

@@ -1,11 +1,11 @@
 /**
- * Casting argument values (REST strings or native JSON) to a column's type, for filters and the like.
+ * Casting values (REST strings or native JSON, imported cells) to a column's type, for filters and imports.
  * Returns a CastValue or throws an error naming the argument, value and expected form.
  */
-import type { ColumnType } from '../core/column.js';
-import { argError } from '../core/errors.js';
-import { NULL_INT32, NULL_TS, parseDate, parseTimespan, parseTimestampLiteral } from '../core/time.js';
-import { localToInstant } from '../core/tz.js';
+import type { ColumnType } from './column.js';
+import { argError } from './errors.js';
+import { NULL_INT32, NULL_TS, parseDate, parseTimespan, parseTimestampLiteral } from './time.js';
+import { localToInstant } from './tz.js';
 
 /** A scalar in a column's domain: number (NaN null), bigint ns (NULL_TS null), string ("" null), boolean. */
 export type CastValue = number | bigint | string | boolean;

@@ -31,10 +31,10 @@ import { type Column, floats, gather, int32Pairs } from '../core/column.js';
 import type { Table } from '../core/table.js';
 import { type Dict, Utf8Dict } from '../core/dict.js';
 import { FileDict } from '../storage/stored-column.js';
-import { dictBytes } from '../output/dict-bytes.js';
-import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, streamable, wordBits, WRITER } from '../output/arrow-batch.js';
-import type { RenderHelpers } from '../output/parallel-text.js';
-import { newRing } from '../output/ring.js';
+import { dictBytes } from './dict-bytes.js';
+import { type ArrowJob, batchBuffers, batchBytes, type BatchColumn, BOOL, claimBatch, claimNext, CODE, codeBits, F64, fillBatch, I32, I64, intBits, nanBits, newClaims, ownerOf, streamable, wordBits, WRITER } from './arrow-batch.js';
+import type { RenderHelpers } from './parallel-text.js';
+import { newRing } from './ring.js';
 import { readExactly } from '../storage/parallel-read.js';
 
 type Validity = { nullBitmap: Uint8Array; nullCount: number };

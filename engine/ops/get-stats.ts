@@ -12,7 +12,7 @@ import { Table } from '../core/table.js';
 import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
-import type { ParseTree } from '../storage/config.js';
+import type { ParseTree } from '../registry/agg-operators.js';
 import type { Database } from '../storage/database.js';
 import type { TableSchema } from '../storage/schema.js';
 import type { QueryResult } from '../core/result.js';

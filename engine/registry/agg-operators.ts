@@ -5,6 +5,9 @@
  * Pure data: no imports.
  */
 
+/** A parse tree as written in JSON: [operator, argument, ...]; arguments are names, numbers or trees. */
+export type ParseTree = string | number | readonly ParseTree[];
+
 export type OperatorFamily = 'aggregate' | 'elementwise' | 'ordered' | 'distinct';
 
 export interface OperatorDecl {

@@ -6,7 +6,7 @@
  * any operation runs; whether its columns exist is the operation's to check, against the table.
  */
 import { argError } from '../core/errors.js';
-import type { ParseTree } from '../storage/config.js';
+import type { ParseTree } from './agg-operators.js';
 import { AGG_OPERATORS } from './agg-operators.js';
 
 export interface NamedTree {

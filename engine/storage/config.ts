@@ -4,9 +4,7 @@
  */
 import { TickscopeError } from '../core/errors.js';
 import { formatTimespan, parseTimespan } from '../core/time.js';
-
-/** A parse tree as written in JSON: [operator, argument, ...]; arguments are names, numbers or trees. */
-export type ParseTree = string | number | readonly ParseTree[];
+import type { ParseTree } from '../registry/agg-operators.js';
 
 export interface FilterRule {
   readonly column: string;

@@ -4,7 +4,8 @@
  * numeric columns), plus those configured in config.json for the table.
  */
 import { TickscopeError } from '../../core/errors.js';
-import type { Config, ParseTree } from '../../storage/config.js';
+import type { ParseTree } from '../../registry/agg-operators.js';
+import type { Config } from '../../storage/config.js';
 import type { TableSchema } from '../../storage/schema.js';
 
 const NUMERIC = new Set(['float', 'long', 'int']);

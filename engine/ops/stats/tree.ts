@@ -6,7 +6,7 @@
  */
 import { argError } from '../../core/errors.js';
 import { operatorArities } from '../../registry/agg-operators.js';
-import type { ParseTree } from '../../storage/config.js';
+import type { ParseTree } from '../../registry/agg-operators.js';
 
 // The operators and their arities are declared once, in registry/agg-operators.ts (the app's agg builder reads the same table).
 /** Aggregates: a vector of a group's rows to one value. */

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, CLI, openApp, rerun as rerunForm, runLinked } from './harness.js';
+import { type App, ARTIFACTS, CLI, openApp, rerun as rerunForm, runLinked, settled } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -40,7 +40,7 @@ async function shots(name: string, hover?: () => Promise<void>): Promise<void> {
     [1600, 1000],
   ] as const) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(150);
+    await settled(page);
     await hover?.();
     await page.screenshot({ path: join(ARTIFACTS, `e2e-charts-${name}-${width}.png`) });
   }

@@ -89,3 +89,36 @@ export async function runLinked(app: App, op: string, args: Record<string, unkno
   }
   return rerun(page);
 }
+
+/**
+ * Waits until the page has settled: the layout of every element with a test id, and the pixels of
+ * every canvas, unchanged over three animation frames in a row (a resize re-laid out, a chart
+ * repainted). What a fixed wait stood for, observed instead (capped at 10 s).
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { __settle?: { last: string; same: number } }).__settle = { last: '', same: 0 };
+  });
+  await page.waitForFunction(
+    () => {
+      const w = window as unknown as { __settle: { last: string; same: number } };
+      const boxes = [...document.querySelectorAll('[data-testid]')].map((e) => {
+        const r = e.getBoundingClientRect();
+        return `${r.x},${r.y},${r.width},${r.height}`;
+      });
+      const inks = [...document.querySelectorAll('canvas')].map((c) => {
+        if (c.width === 0 || c.height === 0) return '0';
+        const d = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data;
+        let h = 0;
+        if (d) for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i]! + d[i + 1]! * 7 + d[i + 2]! * 13) | 0;
+        return String(h);
+      });
+      const now = `${innerWidth}x${innerHeight}|${boxes.join(';')}|${inks.join(';')}`;
+      w.__settle.same = now === w.__settle.last ? w.__settle.same + 1 : 0;
+      w.__settle.last = now;
+      return w.__settle.same >= 3;
+    },
+    undefined,
+    { polling: 'raf', timeout: 10_000 },
+  );
+}

@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, openApp } from './harness.js';
+import { type App, ARTIFACTS, openApp, settled } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -166,7 +166,7 @@ async function check(view: string, before?: () => Promise<void>): Promise<string
   const found: string[] = [];
   for (const [width, height] of SIZES) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(200);
+    await settled(page);
     await before?.();
     await page.screenshot({ path: join(ARTIFACTS, `layout-${view}-${width}.png`) });
     for (const p of await page.evaluate(layoutProblems)) found.push(`${view} @${width}×${height}: ${p}`);

@@ -13,7 +13,7 @@ import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, openApp } from './harness.js';
+import { type App, ARTIFACTS, openApp, settled } from './harness.js';
 import { describeOverflow, overflowingText } from './overflow.js';
 
 let app: App;
@@ -69,9 +69,9 @@ async function check(view: string, prepare?: () => Promise<void>): Promise<strin
   const found: string[] = [];
   for (const [width, height] of SIZES) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(150);
+    await settled(page);
     await prepare?.();
-    await page.waitForTimeout(50);
+    await settled(page);
     const here = (await overflowingText(page)).map((o) => `${view} @${width}×${height}: ${describeOverflow(o)}`);
     if (here.length > 0 || SHOTS) await page.screenshot({ path: join(ARTIFACTS, `overflow-${view}-${width}.png`) });
     found.push(...here);

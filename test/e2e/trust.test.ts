@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, openApp, rerun as rerunForm, runLinked } from './harness.js';
+import { type App, ARTIFACTS, openApp, rerun as rerunForm, runLinked, settled } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -39,7 +39,7 @@ async function rerun(): Promise<void> {
  */
 async function axis(): Promise<{ pixels: string; inked: number }> {
   await page.mouse.move(1, 1); // no crosshair label on the axis
-  await page.waitForTimeout(300);
+  await settled(page);
   return page.evaluate(() => {
     const rows = document.querySelectorAll('[data-testid="chart"] table tr');
     const canvases = [...rows[rows.length - 1]!.querySelectorAll('canvas')].sort((a, b) => b.width - a.width);

@@ -24,9 +24,6 @@ import type { ProcessSettings } from './settings.js';
 /** How long a cancelled query may run on before its worker is ended. */
 export const CANCEL_GRACE_MS = 250;
 
-/** A large query that has waited this long is started before small ones that arrived after it. */
-export const LARGE_QUERY_WAIT_MS = 2000;
-
 export type Progress = QueryProgress;
 
 /** The gateway's rendered response (EnvelopeAnswer), or the error and its envelope's header. */
@@ -656,11 +653,11 @@ export class Executor {
 
   /**
    * The next query to start: the oldest, unless a small one waits and the oldest has not waited
-   * LARGE_QUERY_WAIT_MS (a small query behind a month of getStats would wait for all of it).
+   * largeQueryWaitMs (a small query behind a month of getStats would wait for all of it).
    */
   private next(): number {
     const head = this.queue[0];
-    if (!head || head.small || performance.now() - head.received >= LARGE_QUERY_WAIT_MS) return 0;
+    if (!head || head.small || performance.now() - head.received >= this.settings.largeQueryWaitMs) return 0;
     const i = this.queue.findIndex((q) => q.small);
     return i < 0 ? 0 : i;
   }

@@ -51,6 +51,7 @@ export interface ProcessSettings {
   readonly maxRequestsPerClientPerMinute: number;
   /** Queries estimated to read at most this many rows go before larger ones waiting (0: strict arrival order). */
   readonly smallQueryRows: number;
+  readonly largeQueryWaitMs: number;
 }
 
 interface SettingDef {
@@ -80,7 +81,8 @@ export const SETTINGS: Readonly<Record<keyof ProcessSettings, SettingDef>> = {
   writeStallMs: { doc: 'ms a client may read nothing of its answer before it is cut and its worker freed (0: never)', min: 0, fallback: () => 30_000 },
   maxInFlightPerClient: { doc: 'REST requests of one client id running or waiting at once; past it HTTP 429 (ac 56) with Retry-After', min: 1, fallback: () => 8 },
   maxQSocketsPerClient: { doc: 'q IPC connections one client id may hold open at once; past it the handshake is refused', min: 1, fallback: () => 16 },
-  smallQueryRows: { doc: 'queries estimated (from partition metadata) to read at most this many rows are started before larger ones waiting, unless one of those has waited over 2 s; 0: strict arrival order', min: 0, fallback: () => 50_000 },
+  smallQueryRows: { doc: 'queries estimated (from partition metadata) to read at most this many rows are started before larger ones waiting, unless one of those has waited largeQueryWaitMs; 0: strict arrival order', min: 0, fallback: () => 50_000 },
+  largeQueryWaitMs: { doc: 'ms a larger query may wait while smaller ones are started before it; past it, it goes first (so none waits for ever)', min: 0, fallback: () => 2000 },
   maxRequestsPerClientPerMinute: { doc: 'requests one client id may make a minute over REST and q IPC (0: no limit); past it HTTP 429 (ac 56) with Retry-After', min: 0, fallback: () => 0 },
 };
 

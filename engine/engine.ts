@@ -13,39 +13,41 @@ import type { Operation } from './operations/operation.js';
 import { scope } from './registry/args.js';
 import type { Registry } from './registry/register.js';
 import { Database } from './storage/database.js';
+import type { Source } from './storage/source.js';
 
-export class Engine {
-  private readonly byName: ReadonlyMap<string, Database>;
+/** `S`: the kind of source it mounts (the served app mounts databases, which its workers open by folder). */
+export class Engine<S extends Source = Source> {
+  private readonly byName: ReadonlyMap<string, S>;
 
   constructor(
-    readonly databases: readonly Database[],
+    readonly databases: readonly S[],
     /** The operations it dispatches to (the four of INTERFACE 4; a test may give a registry of its own). */
     private readonly operations: Registry<Operation> = OPERATION_REGISTRY,
   ) {
     if (databases.length === 0) throw new TickscopeError('badDatabase', 'no database mounted; give --db DIR');
-    const byName = new Map<string, Database>();
+    const byName = new Map<string, S>();
     for (const db of databases) {
       if (byName.has(db.name)) {
         throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
       }
       byName.set(db.name, db);
-      db.checkConfig((config) => checkSummaryFunctions(db.schema, config, `${db.dir}/config.json`));
+      db.checkConfig((config, where) => checkSummaryFunctions(db.schema, config, where));
     }
     this.byName = byName;
   }
 
   /** Opens database folders (each an assembly named by its folder). */
-  static open(dirs: readonly string[], operations: Registry<Operation> = OPERATION_REGISTRY): Engine {
+  static open(dirs: readonly string[], operations: Registry<Operation> = OPERATION_REGISTRY): Engine<Database> {
     return new Engine(dirs.map((d) => Database.open(d)), operations);
   }
 
   /** The default assembly (the first mounted). */
-  get defaultDatabase(): Database {
+  get defaultDatabase(): S {
     return this.databases[0]!;
   }
 
   /** The assembly a scope names; an unknown name is an error listing the mounted ones. */
-  assembly(given: Record<string, unknown> | undefined): Database {
+  assembly(given: Record<string, unknown> | undefined): S {
     if (!given) return this.defaultDatabase;
     for (const key of Object.keys(given)) {
       if (key !== 'assembly') throw argError('badValue', scope.name, given, `has key ${JSON.stringify(key)}`, 'an object with the key "assembly" only');

@@ -13,7 +13,7 @@ import { NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import type { ParseTree } from '../registry/agg-operators.js';
-import type { Database } from '../storage/database.js';
+import type { Source } from '../storage/source.js';
 import type { TableSchema } from '../storage/schema.js';
 import type { QueryResult } from '../core/result.js';
 import { roundFloats } from './round.js';
@@ -37,7 +37,7 @@ function holidayMode(args: ArgsFor<typeof ARG.applyHolidayCalendar>): HolidayMod
 }
 
 /** Runs getStats against one database (its transient arrays in the query arena). */
-export function getStats(db: Database, args: ArgsFor<StatsArg | typeof ARG.analytics | typeof ARG.fill>): QueryResult {
+export function getStats(db: Source, args: ArgsFor<StatsArg | typeof ARG.analytics | typeof ARG.fill>): QueryResult {
   return queryArena.scoped(() =>
     runStats(db, args, {
       leading: (t) => resolveAnalytics(args.get('analytics') ?? [], t, db.config).map((a) => ({ ...a, arg: 'analytics' })),
@@ -68,7 +68,7 @@ export interface StatsSpec {
  * Selection, grouping, buckets and tree evaluation of getStats over a table; getStats and
  * getOrderAnalyticSummary differ only in their leading outputs and fill (call inside a query arena).
  */
-export function runStats(db: Database, args: ArgsFor<StatsArg>, spec: StatsSpec): QueryResult {
+export function runStats(db: Source, args: ArgsFor<StatsArg>, spec: StatsSpec): QueryResult {
   const { t, inputTZ, outputTZ, window, idList, timeColumn, slice, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
 
   // What may be referenced: the table's columns and the joined reference columns (as joinRefs names them).

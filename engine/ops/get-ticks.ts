@@ -7,7 +7,7 @@ import { queryArena, scratchInt32 } from '../core/arena.js';
 import { currentShard } from '../core/query-hooks.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
-import type { Database } from '../storage/database.js';
+import type { Source } from '../storage/source.js';
 import { columnOf, type TableSchema } from '../storage/schema.js';
 import type { QueryResult } from '../core/result.js';
 import { roundFloats } from './round.js';
@@ -36,11 +36,11 @@ export function outputColumns(t: TableSchema, args: ArgsFor<typeof ARG.columns>)
 type TicksArgs = ArgsFor<SelectArg | typeof ARG.columns | typeof ARG.applyCanCor | typeof ARG.fill | typeof ARG.decPlaces | typeof ARG.sortCols>;
 
 /** Runs getTicks against one database (its transient arrays in the query arena). */
-export function getTicks(db: Database, args: TicksArgs): QueryResult {
+export function getTicks(db: Source, args: TicksArgs): QueryResult {
   return queryArena.scoped(() => runGetTicks(db, args));
 }
 
-function runGetTicks(db: Database, args: TicksArgs): QueryResult {
+function runGetTicks(db: Source, args: TicksArgs): QueryResult {
   const { t, outputTZ, window, timeColumn, refs, orderbook, levelColumns, instrumentRef, select } = queryBase(db, args);
   const requested = outputColumns(t, args);
   const canCor = args.get('applyCanCor') ? CanCor.load(db, t) : undefined;

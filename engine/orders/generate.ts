@@ -15,7 +15,7 @@
  * the worker that took the call merges them in the same order and writes them all in its one commit.
  */
 import { queryArena, scratchInt32 } from '../core/arena.js';
-import { compareStrings, int32Pairs, type SymbolColumn } from '../core/column.js';
+import { compareStrings, int32Pairs, numberAt, sliceColumn, type SymbolColumn } from '../core/column.js';
 import { type Dict, dictOf } from '../core/dict.js';
 import { argError, TickscopeError } from '../core/errors.js';
 import { checkpoint } from '../core/cancel.js';
@@ -31,7 +31,8 @@ import { resolveTimestamp, type Window } from '../ops/window.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import { loadAll, loadForRewrite } from '../storage/append.js';
-import type { Changes, Database, Partition } from '../storage/database.js';
+import type { RowSource } from '../storage/row-source.js';
+import { type Changes, isWritable, readOnlyError, type Source } from '../storage/source.js';
 import type { TableSchema } from '../storage/schema.js';
 import { computeOrderAnalytics, orderAnalyticsColumns, REVERSION_HORIZONS_S } from './analytics.js';
 import { InMemoryMarketView, type SumsAlloc } from './market-view.js';
@@ -73,7 +74,7 @@ type GenerateArgs = ArgsFor<
 >;
 
 /** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
-export function generateOrderAnalytics(db: Database, args: GenerateArgs): QueryResult {
+export function generateOrderAnalytics(db: Source, args: GenerateArgs): QueryResult {
   const window = generateWindow(args);
   const sourceName = args.must('table');
   const source = db.table(sourceName);
@@ -83,6 +84,7 @@ export function generateOrderAnalytics(db: Database, args: GenerateArgs): QueryR
     }
   }
   if (!db.schema.tables.has('OrderAnalytics')) throw new TickscopeError('requirement', `generateOrderAnalytics: ${db.name} has no OrderAnalytics table to write to`);
+  if (!isWritable(db)) throw new TickscopeError('requirement', `generateOrderAnalytics: ${readOnlyError(db)}`);
   const batch = args.get('instrumentBatchSz'); // at least 1: the declaration's range (decoded)
   const regen = args.get('regenExistingIDs') === true || db.config.mapToCompositeTicker;
 
@@ -97,7 +99,7 @@ export function generateOrderAnalytics(db: Database, args: GenerateArgs): QueryR
 }
 
 /** The OrderAnalytics rows of the selected orders, ordered by strikeTime, instrumentID, orderID. */
-function computeRows(db: Database, source: TableSchema, args: GenerateArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
+function computeRows(db: Source, source: TableSchema, args: GenerateArgs, window: Window, batch: number | undefined, shard: Shard | undefined): Table {
   const ids = args.get('idList');
   // a whole call on the executor hands instrument ranges to idle workers first, so every part reads
   // and computes at once, each only its instruments' events and market data
@@ -148,7 +150,7 @@ function computeRows(db: Database, source: TableSchema, args: GenerateArgs, wind
  * and collects the others' rows; null when it runs whole.
  */
 function splitAcrossWorkers(
-  db: Database,
+  db: Source,
   source: TableSchema,
   args: GenerateArgs,
   window: Window,
@@ -268,7 +270,7 @@ const ARENA_SUMS: SumsAlloc = { float64: (n) => queryArena.takeFloat64(n), int32
  * at its first event (looking back over earlier partitions as far as needed) to 1800 s after its
  * last, and its trades over its orders' span. Read outside the column cache.
  */
-function marketFor(db: Database, events: Table, instruments: readonly string[]): InMemoryMarketView {
+function marketFor(db: Source, events: Table, instruments: readonly string[]): InMemoryMarketView {
   // the prefix sums and the series' values live in the query's arena: reused from call to call, they
   // are not fresh memory each time (fresh pages cost most when two workers fault them in at once)
   const view = new InMemoryMarketView(ARENA_SUMS);
@@ -318,7 +320,7 @@ function marketFor(db: Database, events: Table, instruments: readonly string[]):
  * kept found on them; only those rows' values are read, straight into the arrays returned.
  */
 function readSeries(
-  db: Database,
+  db: Source,
   table: string,
   id: string,
   from: bigint,
@@ -334,7 +336,7 @@ function readSeries(
     const range = p?.idRanges.get(id);
     if (!p || !range || range[1] <= range[0]) return undefined;
     const [a, b] = range;
-    const t = p.readUncached('eventTimestamp', a, b);
+    const t = p.readUncached ? p.readUncached('eventTimestamp', a, b) : sliceColumn(p.column('eventTimestamp'), a, b);
     if (t.type !== 'timestamp') throw new Error(`${table}.eventTimestamp is not a timestamp column`);
     return { p, a, b, time: t.data };
   };
@@ -375,7 +377,7 @@ function readSeries(
 
 /** One partition's run of an instrument: its rows [a, b) and their times. */
 interface Run {
-  readonly p: Partition;
+  readonly p: RowSource;
   readonly a: number;
   readonly b: number;
   readonly time: BigInt64Array;
@@ -399,8 +401,14 @@ const TWO32 = 4294967296;
  * there as they are; a long or int column's are read into the same slots and widened in place (a long
  * word by word; ints from the last, each float's 8 bytes covering ints already widened). Null is NaN.
  */
-function readFloatsInto(p: Partition, name: string, a: number, b: number, out: Float64Array, at: number): void {
+function readFloatsInto(p: RowSource, name: string, a: number, b: number, out: Float64Array, at: number): void {
   const n = b - a;
+  if (!p.readInto) {
+    // a source that keeps its columns in memory: read from the column as it is
+    const c = p.column(name);
+    for (let i = 0; i < n; i++) out[at + i] = numberAt(c, a + i);
+    return;
+  }
   const slots = new Uint8Array(out.buffer, out.byteOffset + at * 8, n * 8);
   const type = p.readInto(name, a, b, slots);
   const f = out.subarray(at, at + n);
@@ -452,7 +460,7 @@ function mapComposite(rows: Table, map: Readonly<Record<string, string>>): Table
  * The commit: the new rows appended to their strikeTime partitions; with `regen`, stored rows of the
  * same orderIDs removed first from every partition holding any (computed under the write lock).
  */
-function changesFor(db: Database, t: TableSchema, rows: Table, regen: boolean): Changes {
+function changesFor(db: Source, t: TableSchema, rows: Table, regen: boolean): Changes {
   const fresh = new Map<string, number[]>();
   const strike = rows.col('strikeTime');
   if (strike.type !== 'timestamp') throw new Error('OrderAnalytics.strikeTime must be a timestamp column');

@@ -23,7 +23,7 @@ import { type FillMode, fillTable } from '../ops/ticks/fill.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import type { Config } from '../storage/config.js';
-import type { Database } from '../storage/database.js';
+import type { Source } from '../storage/source.js';
 import type { Schema, TableSchema } from '../storage/schema.js';
 
 const DATE_COLUMN = 'tradeDate';
@@ -66,7 +66,7 @@ type SummaryArgs = ArgsFor<
 >;
 
 /** Runs getOrderAnalyticSummary against one database. */
-export function getOrderAnalyticSummary(db: Database, args: SummaryArgs): QueryResult {
+export function getOrderAnalyticSummary(db: Source, args: SummaryArgs): QueryResult {
   const names = summaryNames(args, db.config);
   const fill = args.get('fill') as FillMode | undefined;
   // every output's tree, for the values of a racked date without orders
@@ -159,7 +159,7 @@ function nullOf(type: Column['type']): Column {
  * always stays (docs/decisions.md: a summary never drops rows it has).
  */
 function rackByDate(
-  db: Database,
+  db: Source,
   t: TableSchema,
   result: Table,
   groupCols: readonly string[],
@@ -240,7 +240,7 @@ function rackByDate(
 }
 
 /** The exchange of a combination's first row: its exchangeID group value, else its instrument's. */
-function exchangeLookup(db: Database, result: Table, others: readonly string[]): (row: number) => string {
+function exchangeLookup(db: Source, result: Table, others: readonly string[]): (row: number) => string {
   if (others.includes('exchangeID')) return (r) => valueKey(result.col('exchangeID'), r);
   if (!others.includes('instrumentID')) return () => '';
   const ref = db.schema.tables.has('Instrument') ? db.reference('Instrument') : undefined;

@@ -36,7 +36,7 @@ import { sortTable } from '../ops/sort.js';
 import { fillForwardSeams } from '../ops/ticks/fill.js';
 import { applyCanCor, columns as columnsArg, decPlaces as decPlacesArg, fill as fillArg, groupBy as groupByArg, idCol, sortCols as sortColsArg } from '../registry/args.js';
 import type { ArgsFor, DecodedArgs } from '../registry/decode.js';
-import type { Database } from '../storage/database.js';
+import type { Source } from '../storage/source.js';
 import { columnOf } from '../storage/schema.js';
 import { allocateOutput, sharedColumns } from '../core/shared-output.js';
 
@@ -69,7 +69,7 @@ type SplitPlan =
 type SplitArgs = ArgsFor<SelectArg | typeof applyCanCor | typeof columnsArg | typeof fillArg | typeof groupByArg | typeof sortColsArg | typeof decPlacesArg>;
 
 /** How a query splits, or null when it runs whole. */
-function splitPlan(db: Database, op: string, args: SplitArgs): SplitPlan | null {
+function splitPlan(db: Source, op: string, args: SplitArgs): SplitPlan | null {
   const how = args.op.split; // the operation's declaration says whether and how it splits
   if (how === null) return null;
   let base: ReturnType<typeof queryBase>;
@@ -120,7 +120,7 @@ function splitPlan(db: Database, op: string, args: SplitArgs): SplitPlan | null 
     let partitions = 0;
     for (const k of keys) {
       const p = db.partition(t.name, k);
-      const order = p?.timeOrder();
+      const order = p?.timeOrder?.();
       if (!p || !order) return null;
       const c = p.column(t.timeColumn);
       if (c.type !== 'timestamp') return null;
@@ -212,7 +212,7 @@ function timeShardRows(plan: Extract<SplitPlan, { by: 'time' }>, shards: readonl
  * Runs `impl`, split across the executor's idle workers when the query allows it and is large enough
  * (see the file's comment); otherwise whole, here.
  */
-export function runSplittable(db: Database, op: string, rawArgs: unknown, args: DecodedArgs, impl: (db: Database, args: DecodedArgs) => QueryResult): QueryResult {
+export function runSplittable(db: Source, op: string, rawArgs: unknown, args: DecodedArgs, impl: (db: Source, args: DecodedArgs) => QueryResult): QueryResult {
   const par = parallelism();
   const plan = par ? splitPlan(db, op, args) : null;
   if (!par || !plan || plan.rows < par.minRows || (plan.by === 'identifier' && plan.weights.length < 2)) return impl(db, args);

@@ -10,11 +10,11 @@ import { OPERATIONS } from '../operations/index.js';
 import { analyticsOf } from '../ops/stats/analytics.js';
 import { textCells } from '../output/text-cells.js';
 import { Session } from '../session/session.js';
-import type { Database } from '../storage/database.js';
+import { type Source, tableRows } from '../storage/source.js';
 
 export const VERSION = '0.1.0';
 
-function tableInfo(db: Database, name: string): TableInfo {
+function tableInfo(db: Source, name: string): TableInfo {
   const t = db.table(name);
   const keys = t.kind === 'partitioned' ? db.partitionKeys(name) : [];
   return {
@@ -26,14 +26,14 @@ function tableInfo(db: Database, name: string): TableInfo {
     foreignKeys: t.foreignKeys,
     key: t.key ?? null,
     analytics: [...analyticsOf(t, db.config).keys()],
-    rows: db.rowCount(name),
+    rows: tableRows(db, name),
     firstDate: keys[0] ?? null,
     lastDate: keys[keys.length - 1] ?? null,
   };
 }
 
 /** config.json's summary functions, defaults first (in their order), then the others. */
-function summaryFunctionInfo(db: Database): SummaryFunctionInfo[] {
+function summaryFunctionInfo(db: Source): SummaryFunctionInfo[] {
   const { summaryFunctions: fns, defaultSummaryFunctions: defaults } = db.config;
   const names = [...defaults, ...Object.keys(fns).filter((n) => !defaults.includes(n))];
   return names.map((name) => {

@@ -10,6 +10,7 @@ import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import type { ServedGateway } from '../gateway/host.js';
 import { Engine } from '../engine.js';
+import type { Database } from '../storage/database.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { AppService, VERSION } from './app-service.js';
@@ -30,7 +31,8 @@ export class QueryService {
   private served: ServedGateway | null = null;
 
   constructor(
-    private readonly engine: Engine,
+    /** Databases (folders): its workers open them by folder. */
+    private readonly engine: Engine<Database>,
     readonly executor: Executor,
     private readonly mode: 'electron' | 'browser',
   ) {
@@ -108,7 +110,7 @@ export class QueryService {
   }
 
   /** The mounted databases (assemblies). */
-  get databases(): Engine['databases'] {
+  get databases(): Engine<Database>['databases'] {
     return this.engine.databases;
   }
 

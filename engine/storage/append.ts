@@ -3,20 +3,22 @@ import { type Column, gather, int32Pairs } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { formatDate, NS_PER_DAY, NULL_TS, POS_INF_TS, splitDay } from '../core/time.js';
 import { Table } from '../core/table.js';
-import type { Changes, Database, Partition } from './database.js';
+import type { Database } from './database.js';
+import type { RowSource } from './row-source.js';
+import type { Changes } from './source.js';
 import type { TableSchema } from './schema.js';
 
 /** All columns of a stored partition as a table (through the column cache). */
-export function loadAll(t: TableSchema, p: Partition): Table {
+export function loadAll(t: TableSchema, p: RowSource): Table {
   return partitionTable(t, p, (name) => p.column(name));
 }
 
-/** All columns of a stored partition that a commit rewrites: read outside the column cache (Partition.columnUncached). */
-export function loadForRewrite(t: TableSchema, p: Partition): Table {
-  return partitionTable(t, p, (name) => p.columnUncached(name));
+/** All columns of a stored partition that a commit rewrites: read outside the column cache where the source can (Partition.columnUncached). */
+export function loadForRewrite(t: TableSchema, p: RowSource): Table {
+  return partitionTable(t, p, (name) => (p.columnUncached ? p.columnUncached(name) : p.column(name)));
 }
 
-function partitionTable(t: TableSchema, p: Partition, column: (name: string) => Column): Table {
+function partitionTable(t: TableSchema, p: RowSource, column: (name: string) => Column): Table {
   return new Table(
     t.columns.map((c) => c.name),
     t.columns.map((c) => column(c.name)),

@@ -25,6 +25,7 @@ import { forgetSums } from './checksums.js';
 import { checkTimeOrder } from './structure.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
 import { FolderGoneError, readFileShared, readRowsInto, readRowsUncached, type RowRanges, StoredColumn } from './stored-column.js';
+import type { Changes, WritableSource } from './source.js';
 import { withWriteLock } from './write-lock.js';
 
 interface Manifest {
@@ -186,12 +187,9 @@ export class ColumnCache {
 const DEFAULT_CACHE_BYTES = Number(process.env['TICKSCOPE_CACHE_MB'] ?? 4096) * 1024 * 1024;
 
 /** What a commit writes: whole partitions (replaced) and whole reference tables (replaced). */
-export interface Changes {
-  readonly partitions?: ReadonlyArray<{ readonly table: string; readonly key: string; readonly data: Table }>;
-  readonly references?: ReadonlyArray<{ readonly table: string; readonly data: Table }>;
-}
 
-export class Database {
+export class Database implements WritableSource {
+  readonly kind = 'tickscope';
   readonly name: string;
   private manifest!: Manifest;
   private manifestStamp = '';
@@ -204,7 +202,7 @@ export class Database {
 
   private currentConfig: Config;
   private configStamp: string;
-  private check: ((c: Config) => void) | undefined;
+  private check: ((c: Config, where: string) => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -273,9 +271,9 @@ export class Database {
    * A check config.json must also pass (the engine checks summary functions against the schema),
    * run now and on every re-read; a failure is the query's error until the file is fixed.
    */
-  checkConfig(check: (c: Config) => void): void {
+  checkConfig(check: (c: Config, where: string) => void): void {
     this.check = check;
-    check(this.currentConfig);
+    check(this.currentConfig, join(this.dir, 'config.json'));
   }
 
   /** Opens an existing database folder. */
@@ -325,7 +323,7 @@ export class Database {
     const configStamp = fileStamp(configPath);
     if (configStamp !== this.configStamp) {
       const config = configStamp ? configFromJson(readJson(configPath), configPath) : defaultConfig();
-      this.check?.(config);
+      this.check?.(config, configPath);
       this.currentConfig = config;
       this.configStamp = configStamp;
     }

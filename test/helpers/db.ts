@@ -40,7 +40,7 @@ export function makeDb(tables: Readonly<Record<string, string>>, name = 'db', co
 }
 
 /** An engine over one new database. */
-export function makeEngine(tables: Readonly<Record<string, string>>, config?: Config): Engine {
+export function makeEngine(tables: Readonly<Record<string, string>>, config?: Config): Engine<Database> {
   return new Engine([makeDb(tables, 'db', config)]);
 }
 

@@ -8,7 +8,7 @@ import { Table } from '../../core/table.js';
 import { formatTimespan } from '../../core/time.js';
 import type * as ARG from '../../registry/args.js';
 import type { ArgsFor } from '../../registry/decode.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
 import { compileFilter, listFilter, type Predicate } from '../filter/compile.js';
 import { isQText, parseFilterQ } from '../filter/parse-q.js';
@@ -35,7 +35,7 @@ export function filterPredicate(t: TableSchema, args: ArgsFor<typeof ARG.filter>
 }
 
 /** idList through config.json's idMap when idMapping is 1b. */
-export function mappedIds(db: Database, args: ArgsFor<typeof ARG.idList | typeof ARG.idMapping>): string[] | undefined {
+export function mappedIds(db: Source, args: ArgsFor<typeof ARG.idList | typeof ARG.idMapping>): string[] | undefined {
   const ids = args.get('idList');
   if (!args.get('idMapping')) return ids;
   const map = db.config.idMap;
@@ -46,7 +46,7 @@ export function mappedIds(db: Database, args: ArgsFor<typeof ARG.idList | typeof
 }
 
 /** The configured filter rule, as a predicate on its column. */
-export function filterRulePredicate(db: Database, t: TableSchema, args: ArgsFor<typeof ARG.filterRule>): Predicate | undefined {
+export function filterRulePredicate(db: Source, t: TableSchema, args: ArgsFor<typeof ARG.filterRule>): Predicate | undefined {
   const name = args.get('filterRule');
   if (!name) return undefined;
   const rules = db.config.filterRules;

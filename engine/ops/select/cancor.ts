@@ -7,7 +7,7 @@
 import { type Column, int32Pairs } from '../../core/column.js';
 import { dictIndexOf } from '../../core/dict.js';
 import { TickscopeError } from '../../core/errors.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 import type { TableSchema } from '../../storage/schema.js';
 import type { RowSource } from '../../storage/row-source.js';
 
@@ -29,7 +29,7 @@ export class CanCor {
   ) {}
 
   /** Loads `<table>CanCor`; an error when that table is not declared or either lacks executionID. */
-  static load(db: Database, t: TableSchema): CanCor {
+  static load(db: Source, t: TableSchema): CanCor {
     const name = `${t.name}CanCor`;
     const c = db.schema.tables.get(name);
     if (!c) {

@@ -8,7 +8,7 @@ import { TickscopeError } from '../../core/errors.js';
 import { currentShard, inShard } from '../../core/query-hooks.js';
 import type * as ARG from '../../registry/args.js';
 import type { ArgsFor } from '../../registry/decode.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 import { columnOf, type TableSchema } from '../../storage/schema.js';
 import { andPredicates, compileClauses, type Predicate } from '../filter/compile.js';
 import { type OrderbookMode, snapshotColumns } from '../ticks/orderbook.js';
@@ -42,7 +42,7 @@ export type SelectArg =
   | typeof ARG.ref | typeof ARG.refFilter | typeof ARG.orderbook;
 
 /** Decodes and checks the shared arguments, in a fixed order so the first wrong one is reported. */
-export function queryBase(db: Database, args: ArgsFor<SelectArg>): QueryBase {
+export function queryBase(db: Source, args: ArgsFor<SelectArg>): QueryBase {
   db.refresh();
   const t = db.table(args.must('table'));
   const inputTZ = zoneArg(args, 'inputTZ');

@@ -9,7 +9,7 @@ import { TickscopeError } from '../../core/errors.js';
 import { checkpoint } from '../../core/cancel.js';
 import { maxResultRows, reportProgress, type Shard } from '../../core/query-hooks.js';
 import { NEG_INF_TS, NS_PER_DAY, partitionKey, partitionStartNs, POS_INF_TS } from '../../core/time.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 import type { TableSchema } from '../../storage/schema.js';
 import { andPredicates, type ColumnSource, type Predicate } from '../filter/compile.js';
 import type { Window } from '../window.js';
@@ -112,7 +112,7 @@ export function instantRanges(keys: readonly string[], window: Window, slice: re
 }
 
 /** The rows a query selects, per partition. */
-export function selectRows(db: Database, spec: SelectSpec): Selection {
+export function selectRows(db: Source, spec: SelectSpec): Selection {
   const t = spec.table;
   if (t.kind === 'reference' || !t.timeColumn) {
     const p = db.reference(t.name);

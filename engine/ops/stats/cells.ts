@@ -10,7 +10,7 @@ import { type Column, compareStrings, gatherOrNull, int32Pairs, type SymbolColum
 import { scratchInt32 } from '../../core/arena.js';
 import { argError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 import type { TableSchema } from '../../storage/schema.js';
 import { gatherColumns } from '../select/args.js';
 import type { Selection } from '../select/select.js';
@@ -39,7 +39,7 @@ export interface Output {
 }
 
 export interface StatsPlan {
-  readonly db: Database;
+  readonly db: Source;
   readonly t: TableSchema;
   readonly outputs: readonly Output[];
   readonly groupCols: readonly string[];

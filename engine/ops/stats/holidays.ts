@@ -8,12 +8,12 @@ import { TickscopeError } from '../../core/errors.js';
 import type { Table } from '../../core/table.js';
 import { splitDay, weekday } from '../../core/time.js';
 import { zoneOffsets } from '../../core/tz.js';
-import type { Database } from '../../storage/database.js';
+import type { Source } from '../../storage/source.js';
 
 export type HolidayMode = { readonly kind: 'perGroup' } | { readonly kind: 'exchange'; readonly exchange: string } | { readonly kind: 'all' };
 
 /** The calendar: exchange -> set of day numbers. */
-export function loadCalendar(db: Database): Map<string, Set<number>> {
+export function loadCalendar(db: Source): Map<string, Set<number>> {
   if (!db.schema.tables.has('ExchangeHolidayCal')) {
     throw new TickscopeError('requirement', `applyHolidayCalendar: needs the ExchangeHolidayCal reference table, which ${db.name} does not declare`);
   }

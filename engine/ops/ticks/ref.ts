@@ -5,7 +5,8 @@
 import { codesOf, type Column, gatherOrNull } from '../../core/column.js';
 import { argError, TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
-import type { Database, Partition } from '../../storage/database.js';
+import type { RowSource } from '../../storage/row-source.js';
+import type { Source } from '../../storage/source.js';
 import type { TableSchema } from '../../storage/schema.js';
 import { andPredicates, compileFilter, listFilter, type Predicate } from '../filter/compile.js';
 import { parseQDict } from '../filter/parse-q.js';
@@ -19,11 +20,11 @@ export interface RefTable {
   /** The column of the queried table holding this table's key. */
   readonly fk: string;
   readonly key: string;
-  readonly data: Partition | undefined;
+  readonly data: RowSource | undefined;
 }
 
 /** The reference table `name` as reached from `t` through a foreign key; errors name what is missing. */
-export function refTable(db: Database, t: TableSchema, name: string, arg: string): RefTable {
+export function refTable(db: Source, t: TableSchema, name: string, arg: string): RefTable {
   const r = db.schema.tables.get(name);
   if (!r) {
     throw argError('unknownTable', arg, name, `is not a table of ${db.name}`, `a reference table: ${[...db.schema.tables.values()].filter((x) => x.kind === 'reference').map((x) => x.name).join(', ')}`);
@@ -138,7 +139,7 @@ function refFilterEntries(value: unknown, arg: string): Array<[string, FilterNod
 }
 
 /** A predicate on the queried table keeping rows whose reference rows pass refFilter. */
-export function refFilterPredicate(db: Database, t: TableSchema, value: unknown, inputTZ: string): Predicate | undefined {
+export function refFilterPredicate(db: Source, t: TableSchema, value: unknown, inputTZ: string): Predicate | undefined {
   const arg = 'refFilter';
   const preds: Predicate[] = [];
   for (const [name, node] of refFilterEntries(value, arg)) {

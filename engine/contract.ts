@@ -68,6 +68,16 @@ export interface AssemblyInfo {
   readonly filterRules: readonly string[];
   /** The summary functions of config.json, defaults first in their configured order. */
   readonly summaryFunctions: readonly SummaryFunctionInfo[];
+  /**
+   * Which tables hold the trades and the quotes, and which of a table's columns is its price, size,
+   * bid, ask, bidSize, askSize or exchange (SPEC 3.2 roles): what the views look for instead of names.
+   * Absent from a gateway that does not say.
+   */
+  readonly roles?: {
+    readonly trades: string | null;
+    readonly quotes: string | null;
+    readonly columns: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  };
 }
 
 export interface AppInfo {

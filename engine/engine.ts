@@ -13,6 +13,7 @@ import type { Operation } from './operations/operation.js';
 import { scope } from './registry/args.js';
 import type { Registry } from './registry/register.js';
 import { Database } from './storage/database.js';
+import { resolveRoles } from './storage/roles.js';
 import type { Source } from './storage/source.js';
 
 /** `S`: the kind of source it mounts (the served app mounts databases, which its workers open by folder). */
@@ -31,7 +32,10 @@ export class Engine<S extends Source = Source> {
         throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
       }
       byName.set(db.name, db);
-      db.checkConfig((config, where) => checkSummaryFunctions(db.schema, config, where));
+      db.checkConfig((config, where) => {
+        checkSummaryFunctions(db.schema, config, where);
+        resolveRoles(db.schema, config.roles, where);
+      });
     }
     this.byName = byName;
   }

@@ -32,7 +32,7 @@ import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 import { loadAll, loadForRewrite } from '../storage/append.js';
 import type { RowSource } from '../storage/row-source.js';
-import { type Changes, isWritable, readOnlyError, type Source } from '../storage/source.js';
+import { type Changes, isWritable, readOnlyError, rolesOf, type Source } from '../storage/source.js';
 import type { TableSchema } from '../storage/schema.js';
 import { computeOrderAnalytics, orderAnalyticsColumns, REVERSION_HORIZONS_S } from './analytics.js';
 import { InMemoryMarketView, type SumsAlloc } from './market-view.js';
@@ -174,8 +174,8 @@ function splitAcrossWorkers(
     if (key < lo || key > hi) continue;
     for (const id of db.partition(source.name, key)?.idRanges.keys() ?? []) if (!wanted || wanted.has(id)) weights.set(id, 1);
   }
-  rowsIn('Quote', weights);
-  rowsIn('Trade', weights);
+  const { trades, quotes } = rolesOf(db);
+  for (const t of [quotes?.table, trades?.table]) if (t) rowsIn(t.name, weights);
   const sorted = [...weights].sort((x, y) => compareStrings(x[0], y[0]));
   const total = sorted.reduce((n, w) => n + w[1], 0);
   if (sorted.length < 2 || total < par.minRows) return null;
@@ -279,14 +279,16 @@ function marketFor(db: Source, events: Table, instruments: readonly string[]): I
   if (time.type !== 'timestamp') throw new Error('Order.eventTimestamp must be a timestamp column');
   const span = spans(inst, time.data);
   const horizon = BigInt(Math.max(...REVERSION_HORIZONS_S)) * NS_PER_S;
+  // the trades and quotes, and their price, size, bid and ask, as the roles name them
+  const { trades, quotes } = rolesOf(db);
   for (const id of instruments) {
     const [from, to] = span.get(id)!;
-    if (db.schema.tables.has('Quote')) {
-      const q = readSeries(db, 'Quote', id, from, to + horizon, ['bidPrice', 'askPrice'], true);
+    if (quotes) {
+      const q = readSeries(db, quotes.table, id, from, to + horizon, [quotes.bid, quotes.ask], true);
       view.setQuotes(id, { time: q.time, bid: q.values[0]!, ask: q.values[1]! });
     }
-    if (db.schema.tables.has('Trade')) {
-      const t = readSeries(db, 'Trade', id, from, to, ['price', 'volume'], false);
+    if (trades) {
+      const t = readSeries(db, trades.table, id, from, to, [trades.price, trades.size], false);
       view.setTrades(id, { time: t.time, price: t.values[0]!, volume: t.values[1]! });
     }
   }
@@ -321,13 +323,15 @@ function marketFor(db: Source, events: Table, instruments: readonly string[]): I
  */
 function readSeries(
   db: Source,
-  table: string,
+  t: TableSchema,
   id: string,
   from: bigint,
   to: bigint,
   columns: readonly string[],
   prevailing: boolean,
 ): { time: BigInt64Array; values: Float64Array[] } {
+  const table = t.name;
+  const clock = t.timeColumn!;
   const keys = db.partitionKeys(table);
   const first = formatDate(splitDay(from).days);
   const last = formatDate(splitDay(to).days);
@@ -336,9 +340,9 @@ function readSeries(
     const range = p?.idRanges.get(id);
     if (!p || !range || range[1] <= range[0]) return undefined;
     const [a, b] = range;
-    const t = p.readUncached ? p.readUncached('eventTimestamp', a, b) : sliceColumn(p.column('eventTimestamp'), a, b);
-    if (t.type !== 'timestamp') throw new Error(`${table}.eventTimestamp is not a timestamp column`);
-    return { p, a, b, time: t.data };
+    const c = p.readUncached ? p.readUncached(clock, a, b) : sliceColumn(p.column(clock), a, b);
+    if (c.type !== 'timestamp') throw new Error(`${table}.${clock} is not a timestamp column`);
+    return { p, a, b, time: c.data };
   };
   const runs: Run[] = [];
   for (const k of keys) {

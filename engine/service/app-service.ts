@@ -4,13 +4,13 @@
  * backends go through QueryService, which runs queries and their results on the executor's workers
  * and answers metadata from one of these.
  */
-import type { AppInfo, SummaryFunctionInfo, TableInfo } from '../contract.js';
+import type { AppInfo, AssemblyInfo, SummaryFunctionInfo, TableInfo } from '../contract.js';
 import type { Engine } from '../engine.js';
 import { OPERATIONS } from '../operations/index.js';
 import { analyticsOf } from '../ops/stats/analytics.js';
 import { textCells } from '../output/text-cells.js';
 import { Session } from '../session/session.js';
-import { type Source, tableRows } from '../storage/source.js';
+import { rolesOf, type Source, tableRows } from '../storage/source.js';
 
 export const VERSION = '0.1.0';
 
@@ -42,6 +42,16 @@ function summaryFunctionInfo(db: Source): SummaryFunctionInfo[] {
   });
 }
 
+/** The roles of its tables, as data. */
+function rolesInfo(db: Source): NonNullable<AssemblyInfo['roles']> {
+  const r = rolesOf(db);
+  return {
+    trades: r.trades?.table.name ?? null,
+    quotes: r.quotes?.table.name ?? null,
+    columns: Object.fromEntries([...r.columns].map(([t, m]) => [t, Object.fromEntries(m)])),
+  };
+}
+
 /** The app's backend in one process: the databases' metadata, and the results it holds (a Session). */
 export class AppService extends Session {
   constructor(
@@ -68,6 +78,7 @@ export class AppService extends Session {
           tables: [...db.schema.tables.keys()].map((n) => tableInfo(db, n)),
           filterRules: Object.keys(db.config.filterRules),
           summaryFunctions: summaryFunctionInfo(db),
+          roles: rolesInfo(db),
         };
       }),
       operations: OPERATIONS,

@@ -5,6 +5,7 @@
 import { TickscopeError } from '../core/errors.js';
 import { formatTimespan, parseTimespan } from '../core/time.js';
 import type { ParseTree } from '../registry/agg-operators.js';
+import { type RolesConfig, rolesFromJson } from './roles.js';
 
 export interface FilterRule {
   readonly column: string;
@@ -38,6 +39,8 @@ export interface Config {
   /** Stored identifier -> composite identifier (VOD.L -> VOD). */
   readonly compositeTickerMap: Readonly<Record<string, string>>;
   readonly mapToCompositeTicker: boolean;
+  /** Which tables are the trades and quotes, and their columns' roles; null: the standard tables' (roles.ts). */
+  readonly roles: RolesConfig | null;
 }
 
 export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
@@ -103,6 +106,7 @@ export function defaultConfig(): Config {
     weekendDays: [6, 0],
     compositeTickerMap: {},
     mapToCompositeTicker: false,
+    roles: null,
   };
 }
 
@@ -118,6 +122,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     weekendDays: c.weekendDays.map((d) => WEEKDAY_NAMES[d]),
     compositeTickerMap: c.compositeTickerMap,
     mapToCompositeTicker: c.mapToCompositeTicker,
+    ...(c.roles ? { roles: c.roles } : {}),
   };
 }
 
@@ -140,7 +145,7 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
   const d = doc as Record<string, unknown>;
   const known = new Set([
     'filterRules', 'idMap', 'timeColBuffer', 'analytics', 'summaryFunctions', 'defaultSummaryFunctions',
-    'weekendDays', 'compositeTickerMap', 'mapToCompositeTicker',
+    'weekendDays', 'compositeTickerMap', 'mapToCompositeTicker', 'roles',
   ]);
   for (const k of Object.keys(d)) if (!known.has(k)) fail(k, `is not a config item; expected one of ${[...known].join(', ')}`);
   const base = defaultConfig();
@@ -238,5 +243,6 @@ export function configFromJson(doc: unknown, where = 'config.json'): Config {
     weekendDays,
     compositeTickerMap: compositeTickerMap as Record<string, string>,
     mapToCompositeTicker: composite as boolean,
+    roles: d['roles'] === undefined ? null : rolesFromJson(d['roles'], fail),
   };
 }

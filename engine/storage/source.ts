@@ -14,6 +14,7 @@
 import type { Table } from '../core/table.js';
 import type { RowSource } from './row-source.js';
 import type { Config } from './config.js';
+import { type Roles, resolveRoles } from './roles.js';
 import type { Schema, TableSchema } from './schema.js';
 
 /** What kind of source it is (the app and `tickscope info` name it; writes are refused by kind). */
@@ -56,6 +57,11 @@ export interface WritableSource extends Source {
 
 export function isWritable(source: Source): source is WritableSource {
   return typeof (source as Partial<WritableSource>).commit === 'function';
+}
+
+/** The roles of a source's tables (its config's, or the standard tables'), resolved against its schema. */
+export function rolesOf(source: Pick<Source, 'name' | 'schema' | 'config'>): Roles {
+  return resolveRoles(source.schema, source.config.roles, source.name);
 }
 
 /** Rows of a table (from partition metadata only). */

@@ -9,7 +9,7 @@ import type { OperationSpec } from './registry/types.js';
 export type { ArgSpec, ArgType, BucketArgs, OperationName, OperationSpec, QReply, ResultView, Scope, StartForm, Widget } from './registry/types.js';
 export type { ColumnType } from './core/column-type.js';
 export { AGG_OPERATORS, type OperatorDecl, type OperatorFamily } from './registry/agg-operators.js';
-export { defaultText, needsText, rangeText } from './registry/default-text.js';
+export { defaultText, excludesText, needsText, rangeText } from './registry/default-text.js';
 /**
  * Every argument's declaration, as data: code outside an operation's module that needs an argument
  * reads it through its declaration (`ARG.startTS.name`), never by a name written out.

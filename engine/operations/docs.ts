@@ -4,7 +4,7 @@
  * the committed file differs.
  */
 import { OPERATIONS } from './index.js';
-import { defaultText, needsText, rangeText } from '../registry/default-text.js';
+import { defaultText, excludesText, needsText, rangeText } from '../registry/default-text.js';
 import type { ArgSpec, ArgType, OperationSpec } from '../registry/types.js';
 
 const TYPE_TEXT: Record<ArgType, string> = {
@@ -35,7 +35,8 @@ function row(a: ArgSpec): string {
   const allowed = a.allowed ? ` One of: ${a.allowed.join(', ')}.` : '';
   const range = a.range ? ` ${rangeText(a)}` : '';
   const needs = a.requires ? ` ${needsText(a, (n) => `\`${n}\``)}` : '';
-  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${shownDefault(a)} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)} | \`${cell(JSON.stringify(a.example))}\` |`;
+  const excludes = a.excludes ? ` ${excludesText(a, (n) => `\`${n}\``)}` : '';
+  return `| \`${a.name}\` | ${TYPE_TEXT[a.type]} | ${a.required ? 'yes' : 'no'} | ${shownDefault(a)} | ${cell(a.doc)}${allowed}${cell(range)}${cell(needs)}${cell(excludes)} | \`${cell(JSON.stringify(a.example))}\` |`;
 }
 
 /** The Markdown of docs/arguments.md. */

@@ -47,9 +47,7 @@ export function generateWindow(args: ArgsFor<typeof ARG.dt | typeof ARG.startTS 
   const dt = args.get('dt');
   const s = args.get('startTS');
   const e = args.get('endTS');
-  if (dt !== undefined && (s !== undefined || e !== undefined)) {
-    throw new TickscopeError('requirement', `dt: give either dt or startTS and endTS, not both (got dt and ${[s !== undefined && 'startTS', e !== undefined && 'endTS'].filter(Boolean).join(' and ')})`);
-  }
+  // dt with startTS or endTS: refused when decoded (dt's declaration excludes them)
   if (dt !== undefined) {
     const start = BigInt(dt) * NS_PER_DAY;
     return { start, end: start + NS_PER_DAY };

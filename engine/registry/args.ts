@@ -162,6 +162,7 @@ export const summaryFunctions = arg({
 export const dt = arg({
   name: 'dt', type: 'date', required: false, widget: 'date', example: '2024.03.06',
   doc: 'Date (UTC) of the orders to analyse; give either dt or startTS and endTS.',
+  excludes: { args: ['startTS', 'endTS'], why: 'give either dt or startTS and endTS, not both' },
 });
 export const regenExistingIDs = arg({
   name: 'regenExistingIDs', type: 'boolean', required: false, default: false, widget: 'checkbox', example: '1b',

@@ -286,6 +286,8 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
   }
   const specs = new Map(op.args.map((a) => [a.name, a]));
   const values = new Map<string, unknown>();
+  /** Arguments the caller gave (not defaulted). */
+  const explicit = new Set<string>();
   for (const [name, value] of Object.entries(raw)) {
     const spec = specs.get(name);
     if (!spec) {
@@ -302,6 +304,7 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
       throw argError('badValue', name, decoded, r.problem, r.expected);
     }
     values.set(name, decoded);
+    explicit.add(name);
   }
   for (const spec of op.args) {
     if (spec.required && !values.has(spec.name)) {
@@ -322,6 +325,12 @@ export function decodeArgs(op: OperationSpec, raw: unknown): DecodedArgs {
     if (missing.length === 0) continue;
     const also = needs.args.length > 1 ? `; missing ${missing.join(' and ')}` : '';
     throw new TickscopeError('requirement', `${spec.name}: needs ${needs.args.join(' and ')} ${needs.why}${also}`);
+  }
+  for (const spec of op.args) {
+    const not = spec.excludes;
+    if (!not || !explicit.has(spec.name)) continue;
+    const both = not.args.filter((n) => explicit.has(n));
+    if (both.length > 0) throw new TickscopeError('requirement', `${spec.name}: ${not.why} (got ${[spec.name, ...both].join(' and ')})`);
   }
   return new DecodedArgs(op, values, raw);
 }

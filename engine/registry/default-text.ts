@@ -18,6 +18,11 @@ export function rangeText(arg: Pick<ArgSpec, 'range'>): string {
   return `${r.min !== undefined && r.max !== undefined ? `From ${r.min} to ${r.max}` : r.min !== undefined ? `At least ${r.min}` : `At most ${r.max}`}.`;
 }
 
+/** What an argument cannot be given with, in words ("Not with startTS or endTS: why."); '' when nothing. */
+export function excludesText(arg: Pick<ArgSpec, 'excludes'>, name: (n: string) => string = (n) => n): string {
+  return arg.excludes ? `Not with ${arg.excludes.args.map(name).join(' or ')}: ${arg.excludes.why}.` : '';
+}
+
 /** What an argument needs, in words ("Needs fill and granularityUnit (why)."), names shown by `name`; '' when nothing. */
 export function needsText(arg: Pick<ArgSpec, 'requires'>, name: (n: string) => string = (n) => n): string {
   return arg.requires ? `Needs ${arg.requires.args.map(name).join(' and ')} ${arg.requires.why}.` : '';

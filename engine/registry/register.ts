@@ -49,6 +49,7 @@ export class Registry<Op extends OperationSpec> {
       if (a.range && a.type !== 'integer') bad(`argument ${a.name} has a range but is not an integer`);
     }
     for (const a of op.args) for (const n of a.requires?.args ?? []) if (!names.has(n)) bad(`argument ${a.name} requires ${n}, which it does not declare`);
+    for (const a of op.args) for (const n of a.excludes?.args ?? []) if (!names.has(n)) bad(`argument ${a.name} excludes ${n}, which it does not declare`);
     const timed = op.remoteResult.timeColumn;
     for (const key of [op.buckets?.unit, op.buckets?.size, op.buckets?.moving, op.remoteResult.groupColumns?.arg, typeof timed === 'object' ? timed.whenGiven : undefined]) if (key !== undefined && !names.has(key)) bad(`it names ${key}, which it does not declare`);
     for (const a of op.args) if (!this.declared.has(a.name)) this.declared.set(a.name, { type: a.type, where: op.name });

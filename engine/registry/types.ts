@@ -71,6 +71,8 @@ export interface ArgSpec {
     /** A value that satisfies each need in one click, with its label ("fill forward"). */
     readonly fixes?: Readonly<Record<string, { readonly value: string; readonly label: string }>>;
   };
+  /** Arguments that cannot be given with this one (given explicitly, not by default), and why. */
+  readonly excludes?: { readonly args: readonly string[]; readonly why: string };
 }
 
 /** Who may call an operation (an OAuth2 scope of the gateway; q handshakes map to the same). */

@@ -59,9 +59,10 @@ export function rolesFromJson(v: unknown, fail: (item: string, msg: string) => n
   for (const k of Object.keys(v)) if (!['trades', 'quotes', 'columns'].includes(k)) fail(`roles.${k}`, 'is not a roles item; expected trades, quotes, columns');
   for (const k of ['trades', 'quotes'] as const) if (v[k] !== undefined && (typeof v[k] !== 'string' || !v[k])) fail(`roles.${k}`, 'must be a table name');
   const columns: Record<string, Partial<Record<ColumnRole, string>>> = {};
-  if (v['columns'] !== undefined) {
-    if (!isRecord(v['columns'])) fail('roles.columns', 'must be an object of table -> role -> column');
-    for (const [table, roles] of Object.entries(v['columns'] as Record<string, unknown>)) {
+  const { columns: given } = v;
+  if (given !== undefined) {
+    if (!isRecord(given)) fail('roles.columns', 'must be an object of table -> role -> column');
+    for (const [table, roles] of Object.entries(given as Record<string, unknown>)) {
       if (!isRecord(roles)) fail(`roles.columns.${table}`, `must be an object of role -> column; roles are ${COLUMN_ROLES.join(', ')}`);
       for (const [role, column] of Object.entries(roles)) {
         if (!(COLUMN_ROLES as readonly string[]).includes(role)) fail(`roles.columns.${table}.${role}`, `is not a role; expected one of ${COLUMN_ROLES.join(', ')}`);

@@ -132,6 +132,7 @@ describe('registry conformance', () => {
       'operation getStats: argument granularity is symbol here but integer in registry/args.ts',
     );
     expect(refused({ args: getStats.args.filter((a) => a.name !== 'granularityUnit') })).toBe('operation getStats: argument movingWindowSize requires granularityUnit, which it does not declare');
+    expect(refused({ args: getStats.args.map((a) => (a.name === 'fill' ? { ...a, excludes: { args: ['dt'], why: '(never)' } } : a)) })).toBe('operation getStats: argument fill excludes dt, which it does not declare');
   });
 
   it("leaves no code outside the operations' modules and kernels testing or reading an operation's or an argument's name", () => {
@@ -287,6 +288,13 @@ describe('registry conformance', () => {
     expect(stats({ applyHolidayCalendar: 'XNYS', fill: 'forward' }).message).toBe(
       'applyHolidayCalendar: needs fill and granularityUnit (it removes holiday buckets before racking and filling); missing granularityUnit',
     );
+    // what an argument excludes, when both are given (a default does not count)
+    const gen = (args: Record<string, unknown>): TickscopeError => decodeError('generateOrderAnalytics', { table: 'Order', ...args });
+    expect([gen({ dt: '2024.03.06', startTS: '2024.03.06', endTS: '2024.03.07' }).ac, gen({ dt: '2024.03.06', startTS: '2024.03.06', endTS: '2024.03.07' }).message]).toEqual([
+      15,
+      'dt: give either dt or startTS and endTS, not both (got dt and startTS and endTS)',
+    ]);
+    expect(decodeArgs(operationByName('generateOrderAnalytics'), { table: 'Order', dt: '2024.03.06' }).get('dt')).toBe(19788);
     // false is not given: it needs nothing
     expect(decodeArgs(operationByName('getStats'), { table: 'Trade', applyHolidayCalendar: '0b' }).has('table')).toBe(true);
     expect(decodeArgs(operationByName('getStats'), { table: 'Trade', decPlaces: 15, granularity: 1 }).get('decPlaces')).toBe(15);

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { OperationSpec, SummaryFunctionInfo, TableInfo } from '../../../engine/contract';
-import { ARG, defaultText, needsText, rangeText } from '../../../engine/contract';
+import { ARG, defaultText, excludesText, needsText, rangeText } from '../../../engine/contract';
 import { copyText } from '../clipboard';
 import { textArg } from '../form/args';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
@@ -43,7 +43,7 @@ function ArgName({ name }: { readonly name: string }): React.JSX.Element {
 /** An argument's tooltip: its doc, default, range and the arguments it needs, all from its declaration. */
 export function argTitle(arg: WidgetProps['arg']): string {
   const dflt = defaultText(arg);
-  return [`${arg.name}: ${arg.doc}`, dflt !== null ? `Default ${dflt}.` : '', rangeText(arg), needsText(arg)].filter(Boolean).join(' ');
+  return [`${arg.name}: ${arg.doc}`, dflt !== null ? `Default ${dflt}.` : '', rangeText(arg), needsText(arg), excludesText(arg)].filter(Boolean).join(' ');
 }
 
 function ArgRow(props: WidgetProps & { readonly mark?: string | undefined }): React.JSX.Element {

@@ -31,12 +31,12 @@ const hiOf = (v: bigint): number => Number(BigInt.asIntN(32, v >> 32n));
 const loOf = (v: bigint): number => Number(BigInt.asUintN(32, v));
 
 /** Fixed-length buckets of times within 2^53 ns of the start (hot loop kept out of closures). */
-function assignFixed(words: Int32Array, rows: Int32Array | undefined, n: number, sh: number, sl: number, g: number, count: number, out: Int32Array): void {
+function assignFixed(words: Int32Array, rows: Int32Array | undefined, n: number, sh: number, sl: number, g: number, span: number, out: Int32Array): void {
   for (let i = 0; i < n; i++) {
     const r = rows ? rows[i]! : i;
     const dt = (words[2 * r + 1]! - sh) * 4294967296 + ((words[2 * r]! >>> 0) - sl);
-    const k = dt < 0 ? -1 : Math.floor(dt / g);
-    out[i] = k >= count ? -1 : k;
+    // [start, end): a time at or past endTS is in no bucket, even before the clipped last one's nominal end
+    out[i] = dt < 0 || dt >= span ? -1 : Math.floor(dt / g);
   }
 }
 
@@ -50,13 +50,14 @@ export function makeBuckets(unit: Unit, granularity: number, start: bigint, end:
     const sh = hiOf(start);
     const sl = loOf(start);
     const exact = span < BigInt(Number.MAX_SAFE_INTEGER);
+    const spanNum = Number(span);
     return {
       count,
       boundary: (k) => start + BigInt(k) * g,
       assign: (words, rows, n, into) => {
         const out = into ?? new Int32Array(n);
         if (exact) {
-          assignFixed(words, rows, n, sh, sl, gNum, count, out);
+          assignFixed(words, rows, n, sh, sl, gNum, spanNum, out);
           return out;
         }
         for (let i = 0; i < n; i++) {

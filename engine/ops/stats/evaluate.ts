@@ -213,6 +213,12 @@ function elementwise(op: ElementwiseOp, vals: readonly Vec[], len: number, fail:
   return { lvl: level, t: 'num', d, type };
 }
 
+/**
+ * The type of a running sum or a difference of a column: float stays float; booleans, ints and
+ * dates count (a long, as sum and + of them are: an int would wrap past 2^31).
+ */
+const counted = (type: ColumnType): ColumnType => (type === 'float' ? 'float' : 'long');
+
 /** Ordered operators within each cell of one frame, in entry (time) order. */
 function ordered(op: OrderedOp, arg: Vec, f: Frame, fail: Fail): Vec {
   if (arg.lvl !== 'row' || arg.t !== 'num') return fail(`applies ${op} to a value that is not a numeric row vector`, `${op} of a numeric column or row-level tree`);
@@ -237,13 +243,13 @@ function ordered(op: OrderedOp, arg: Vec, f: Frame, fail: Fail): Vec {
       return { ...arg, d };
     case 'deltas':
       for (let e = 0; e < n; e++) d[e] = prev[e]! < 0 ? x[e]! : x[e]! - x[prev[e]!]!;
-      return { ...arg, d };
+      return { lvl: 'row', t: 'num', d, type: counted(arg.type) };
     case 'ratios':
       for (let e = 0; e < n; e++) d[e] = prev[e]! < 0 ? x[e]! : x[e]! / x[prev[e]!]!;
       return { lvl: 'row', t: 'num', d, type: 'float' };
     case 'sums':
       for (let e = 0; e < n; e++) d[e] = (prev[e]! < 0 ? 0 : d[prev[e]!]!) + (x[e] === x[e] ? x[e]! : 0);
-      return { ...arg, d };
+      return { lvl: 'row', t: 'num', d, type: counted(arg.type) };
     case 'fills':
       for (let e = 0; e < n; e++) d[e] = x[e] === x[e] || prev[e]! < 0 ? x[e]! : d[prev[e]!]!;
       return { ...arg, d };

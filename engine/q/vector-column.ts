@@ -113,6 +113,15 @@ function timespans(src: Int32Array, unitNs: number): BigInt64Array {
   return out;
 }
 
+/**
+ * A q datetime (float days from 2000; not NaN) as whole ms from 1970, or ±Infinity for q's 0w and for
+ * days whose ns would leave the timestamps' range.
+ */
+export function datetimeMs(x: number): number {
+  const ms = Math.round(x * 86_400_000) + EPOCH_MS;
+  return Math.abs(ms) <= MAX_MS ? ms : x > 0 ? Infinity : -Infinity;
+}
+
 /** q datetimes (float days from 2000) to timestamps, to the millisecond as q keeps them. */
 function datetimes(src: Float64Array): BigInt64Array {
   const out = new BigInt64Array(src.length);
@@ -123,8 +132,8 @@ function datetimes(src: Float64Array): BigInt64Array {
       setNull(w, i);
       continue;
     }
-    const ms = Math.round(x * 86_400_000) + EPOCH_MS;
-    if (!(Math.abs(ms) <= MAX_MS)) setInfinity(w, i, x > 0);
+    const ms = datetimeMs(x);
+    if (ms === Infinity || ms === -Infinity) setInfinity(w, i, ms > 0);
     else setProduct(w, i, ms, 1_000_000);
   }
   return out;

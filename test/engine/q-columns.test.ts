@@ -7,12 +7,13 @@
  * q's own serializations are checked in q-vectors.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { type Column, columnLength } from '../../engine/core/column.js';
+import { columnLength } from '../../engine/core/column.js';
 import { TickscopeError } from '../../engine/core/errors.js';
 import type { QueryResult } from '../../engine/core/result.js';
 import { MSG_SYNC, QWriter } from '../../engine/q/codec.js';
 import { decodeColumn, decodeColumns, decodeColumnsAt, decodeColumnsMessage, type QColumns } from '../../engine/q/columns.js';
 import { writeTable } from '../../engine/output/q-result.js';
+import { columnRows as rows } from '../helpers/column-rows.js';
 import { generated, rng } from '../helpers/generated-table.js';
 import { compressMessage } from '../helpers/q-compress.js';
 
@@ -58,32 +59,6 @@ function failure(f: () => unknown): TickscopeError {
     return e as TickscopeError;
   }
   throw new Error('expected a TickscopeError');
-}
-
-/** A column's rows as plain values: bigints, numbers, strings, booleans, number arrays. */
-function rows(c: Column): unknown[] {
-  const n = columnLength(c);
-  const out: unknown[] = [];
-  for (let i = 0; i < n; i++) {
-    switch (c.type) {
-      case 'symbol':
-        out.push(c.dict.get(c.codes[i]!));
-        break;
-      case 'string':
-        out.push(c.values[i]);
-        break;
-      case 'boolean':
-        out.push(c.data[i] === 1);
-        break;
-      case 'float[]':
-      case 'long[]':
-        out.push(Array.from(c.values.subarray(c.offsets[i]!, c.offsets[i + 1]!)));
-        break;
-      default:
-        out.push(c.data[i]);
-    }
-  }
-  return out;
 }
 
 describe('q vectors into columns', () => {

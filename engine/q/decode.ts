@@ -4,10 +4,16 @@
  * the bytes that remain before anything is allocated, and nesting and the number of values are
  * bounded (maxJsonDepth, maxJsonElements) as they are for a JSON body, so a 30-byte message cannot
  * claim 200M items and a deep or wide one cannot make the serving thread build millions of values.
+ *
+ * This is the decoder for a call: a few atoms and small vectors, each wanted as a JavaScript value.
+ * Tables, keyed tables and q code (lambdas, primitives, projections, iterators) are refused, naming
+ * their q type; a table is read as columns by columns.ts.
  */
 import { quoteText, TickscopeError } from '../core/errors.js';
 import { formatLocalNs, formatTimespan, NEG_INF_TS, POS_INF_TS } from '../core/time.js';
 import { Q_EPOCH_DAYS, Q_EPOCH_NS } from './codec.js';
+import { ITEM_BYTES, isQType, qTypeName, VECTOR_TYPE_NAMES } from './types.js';
+import { datetimeMs, guidText } from './vector-column.js';
 
 /** A q value decoded for the dispatcher: a q symbol is marked (op names, callbacks) where a char vector is a plain string. */
 export class QSymbol {
@@ -26,10 +32,6 @@ export interface DecodeLimits {
 }
 
 const DEFAULT_LIMITS: DecodeLimits = { maxJsonDepth: 64, maxJsonElements: 1_000_000 };
-
-/** Bytes one item of a vector of each type takes (a symbol at least its terminating 0). */
-const ITEM_BYTES: Readonly<Record<number, number>> = { 1: 1, 2: 16, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 1, 11: 1, 12: 8, 13: 4, 14: 4, 15: 8, 16: 8, 17: 4, 18: 4, 19: 4 };
-const TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'boolean', 2: 'guid', 4: 'byte', 5: 'short', 6: 'int', 7: 'long', 8: 'real', 9: 'float', 10: 'char', 11: 'symbol', 12: 'timestamp', 13: 'month', 14: 'date', 15: 'datetime', 16: 'timespan', 17: 'minute', 18: 'second', 19: 'time' };
 
 const NULL_LONG = -9223372036854775808n;
 /**
@@ -51,8 +53,8 @@ function timestampText(ns: bigint): string {
  * Decodes the body of a message (what follows its 8-byte header) into JavaScript values: atoms as numbers,
  * booleans and strings (timestamps, dates and timespans as their q literals, which the registry
  * reads as it reads REST strings), symbols as QSymbol at the top level of a list and as strings
- * inside dictionaries and vectors, lists as arrays, dictionaries with symbol keys as objects.
- * Throws ac 13 for a malformed message and ac 57 past a limit, naming where in the message.
+ * inside dictionaries and vectors, lists as arrays, dictionaries with symbol keys as objects, nulls
+ * (the null guid too) as null, `::` as Q_NULL. Throws ac 13 for a malformed message and ac 57 past a limit, naming where in the message.
  */
 export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMITS): unknown {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -111,9 +113,9 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
         return u8() !== 0;
       case 2: {
         need(16);
-        const g = Buffer.from(b.buffer, b.byteOffset + pos, 16).toString('hex');
+        const g = guidText(b, pos);
         pos += 16;
-        return `${g.slice(0, 8)}-${g.slice(8, 12)}-${g.slice(12, 16)}-${g.slice(16, 20)}-${g.slice(20)}`;
+        return g === '' ? null : g;
       }
       case 4:
         return u8();
@@ -159,9 +161,9 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
         const x = f64();
         if (x !== x) return null;
         // q's datetime infinities (0w, -0w), and days past any timestamp, are the timestamp infinities
-        const ms = Math.round(x * 86_400_000);
-        if (!Number.isSafeInteger(ms)) return x > 0 ? '0Wp' : '-0Wp';
-        return timestampText(BigInt(ms) * 1_000_000n + Q_EPOCH_NS);
+        const ms = datetimeMs(x);
+        if (ms === Infinity || ms === -Infinity) return ms > 0 ? '0Wp' : '-0Wp';
+        return timestampText(BigInt(ms) * 1_000_000n);
       }
       case 16: {
         const x = i64();
@@ -214,7 +216,7 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
       }
       if (t > 0 && t <= 19 && t !== 3) {
         u8(); // attribute
-        const n = itemCount(`a ${TYPE_NAMES[t]} vector`, ITEM_BYTES[t]!);
+        const n = itemCount(`a ${VECTOR_TYPE_NAMES[t]} vector`, ITEM_BYTES[t]!);
         if (t === 10) {
           const s = text.toString('utf8', pos, pos + n);
           pos += n;
@@ -226,12 +228,15 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
         return out;
       }
       if (t === 99 || t === 127) {
+        need(1);
+        const keyType = v.getInt8(pos);
+        if (keyType !== 11 && keyType !== 0) throw bad(`a dictionary whose keys are ${qTypeName(keyType)}; arguments are a dictionary of symbols to values`);
         const keys = value(false);
         const keyNames = Array.isArray(keys) && keys.every((k) => typeof k === 'string') ? (keys as string[]) : undefined;
         const vals = value(false, keyNames);
         if (!Array.isArray(keys) || !keyNames) {
           if (Array.isArray(keys) && keys.length === 0) return {};
-          throw bad('a dictionary whose keys are not symbols; arguments are a dictionary of symbols to values');
+          throw bad('a dictionary whose keys are a general list (q type 0) of other than symbols; arguments are a dictionary of symbols to values');
         }
         // a char vector of values is one char per key: spread only once its length is known to fit
         const list = Array.isArray(vals) ? vals : typeof vals === 'string' && vals.length === keyNames.length ? [...vals] : null;
@@ -242,13 +247,14 @@ export function decodeMessage(b: Uint8Array, limits: DecodeLimits = DEFAULT_LIMI
         });
         return o;
       }
-      if (t === 98) throw bad('a table; arguments are a dictionary');
-      if (t === 101) {
-        u8();
+      if (t === 98) throw bad('a table (q type 98); arguments are a dictionary');
+      // :: is the unary primitive 0; any other primitive is q code
+      if (t === 101 && (need(1), b[pos] === 0)) {
+        pos++;
         return Q_NULL;
       }
-      if (t >= 100 && t <= 112) throw bad('a function or q code; send (op; args) or (op; args; callback; opts)');
-      throw bad(`type ${t} is not a q type`);
+      if (t >= 100 && t <= 112) throw bad(`${qTypeName(t)}: q code is not evaluated here; send (op; args) or (op; args; callback; opts)`);
+      throw bad(isQType(t) ? `${qTypeName(t)} is not read here` : `type ${t} is not a q type`);
     } finally {
       depth--;
     }

@@ -289,6 +289,9 @@ export async function startQGateway(service: GatewayHost, opts: QGatewayOptions)
       try {
         const body = frame.header.compressed ? await decompressBody(frame.bytes, limits.maxQMessageBytes) : frame.bytes.subarray(8);
         if (socket.destroyed) return;
+        // a call is a few atoms and small vectors the registry reads as values: decoded item by item,
+        // bounded by maxJsonDepth and maxJsonElements (engine/q/decode.ts); a table, which no call
+        // carries, is refused there naming its q type (engine/q/columns.ts reads tables as columns)
         const call = callOf(decodeMessage(body, limits));
         op = call.op;
         if (type === MSG_ASYNC) reply = call.callback ? { kind: 'async', callback: call.callback } : { kind: 'async' }; // no callback: runs, answers nothing

@@ -63,7 +63,7 @@ await Promise.all([
   build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
   build({ ...node, entryPoints: { bench: 'bench/bench.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
-  build({ ...node, entryPoints: { 'cold-ours': 'bench/cold-ours.ts', 'cold-duck': 'bench/cold-duck.ts', 'cold-empty': 'bench/cold-empty.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts' }, outdir: 'dist/bench', ...cjs }),
+  build({ ...node, entryPoints: { 'spawn-timer': 'bench/spawn-timer.ts', 'duck-copy': 'bench/duck-copy.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts' }, outdir: 'dist/bench', ...cjs }),
   build({ ...node, entryPoints: { main: 'electron/main.ts', 'demo-worker': 'electron/demo-worker.ts' }, outdir: 'dist/electron', ...cjs }),
   // the sandboxed preload's require knows almost no modules: no banner there
   build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),

@@ -5,6 +5,7 @@
 //   dist/bin/render-worker.cjs    a helper thread rendering JSON/CSV output (engine/output/parallel-text.ts)
 //   dist/electron/main.cjs     Electron main process   dist/electron/preload.cjs  its preload (sandboxed: CJS)
 //   dist/bench/bench.js        npm run bench
+//   dist/bench/compare.js      two builds' benches, A/B (bench/compare.ts)
 //   dist/bench/load.js         npm run load
 //   dist/bench/fuzz.js         npm run fuzz
 //   dist/bench/import-case.js  the import case on its own (bench.ts may run it too)
@@ -62,8 +63,8 @@ await Promise.all([
   // the CLI, and the executor's query worker that serve and the desktop app start
   build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
-  build({ ...node, entryPoints: { bench: 'bench/bench.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
-  build({ ...node, entryPoints: { 'cold-ours': 'bench/cold-ours.ts', 'cold-duck': 'bench/cold-duck.ts', 'cold-empty': 'bench/cold-empty.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts' }, outdir: 'dist/bench', ...cjs }),
+  build({ ...node, entryPoints: { bench: 'bench/bench.ts', compare: 'bench/compare.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
+  build({ ...node, entryPoints: { 'spawn-timer': 'bench/spawn-timer.ts', 'duck-copy': 'bench/duck-copy.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts' }, outdir: 'dist/bench', ...cjs }),
   build({ ...node, entryPoints: { main: 'electron/main.ts', 'demo-worker': 'electron/demo-worker.ts' }, outdir: 'dist/electron', ...cjs }),
   // the sandboxed preload's require knows almost no modules: no banner there
   build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),

@@ -14,7 +14,7 @@
 import { ITEM_BYTES, isSimpleVector, qTypeName } from '../../q/types.js';
 import { type PartedIndex, rowsOf } from './attr-index.js';
 import { isCompressionMagic } from './file.js';
-import { badFile, hexOf, type KdbBytes } from './io.js';
+import { badFile, hexOf, isDomainName, type KdbBytes } from './io.js';
 
 /** Bytes of a 3.6+ file's first page. */
 export const PAGE_BYTES = 4096;
@@ -80,7 +80,7 @@ function domainName(path: string, b: Uint8Array, from: number, to: number): stri
   const nul = b.subarray(from, to).indexOf(0);
   if (nul < 0) throw badFile(path, `its enumeration's domain name is not terminated within bytes ${from}-${to}`);
   const name = Buffer.from(b.subarray(from, from + nul)).toString('latin1');
-  if (name === '' || name === '.' || name === '..' || !/^[\x21-\x7e]+$/.test(name) || /[/\\]/.test(name)) {
+  if (!isDomainName(name)) {
     throw badFile(path, `its enumeration names the domain ${JSON.stringify(name)}; expected a file name at the database's root (e.g. sym)`);
   }
   return name;

@@ -109,3 +109,8 @@ export function checkRange(path: string, start: number, end: number, length: num
   }
 }
 
+
+/** True for a domain name that is one file name at the root (never a path). */
+export function isDomainName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && /^[\x21-\x7e]+$/.test(name) && !/[/\\]/.test(name);
+}

@@ -19,7 +19,7 @@
  */
 import type { Column, ColumnType } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import { ITEM_BYTES, isSimpleVector, qTypeName } from '../../q/types.js';
+import { ITEM_BYTES, isSimpleVector, qTypeName, VECTOR_TYPE_NAMES } from '../../q/types.js';
 import { numbersInto } from '../../q/vector-column.js';
 import { openKdbFile } from './file.js';
 import { type AnymapLayout, type NestedLayout, PAGE_BYTES, readLayout } from './header.js';
@@ -129,7 +129,7 @@ export class NestedReader {
   }
 
   private unsupported(why: string): TickscopeError {
-    const items = this.layout.kind === 'nested' ? ` (lists of ${qTypeName(this.layout.itemType)})` : ' (anymap)';
+    const items = this.layout.kind === 'nested' ? `, ${VECTOR_TYPE_NAMES[this.layout.itemType]} lists` : ', anymap';
     return new TickscopeError('notSupported', `kdb+ column ${this.name} (${this.bytes.path}, q type ${this.qType}${items}): ${why}`);
   }
 

@@ -106,7 +106,7 @@ export function readLayout(bytes: KdbBytes): FileLayout {
     const t = head[2]!;
     const attr = head[3]!;
     const headerCount = count64(v, 8);
-    if (t >= 78 && t <= 96 && isSimpleVector(t - 77) && t - 77 !== 11) {
+    if (t >= 78 && t <= 96 && isSimpleVector(t - 77)) {
       return { kind: 'nested', itemType: t - 77, ...rows(bytes, 16, 8, attr, headerCount, t) };
     }
     if (!isSimpleVector(t) || t === 11) throw badFile(path, `a vector header (fe 20) of type ${t}, ${qTypeName(t)}; expected a column type 1-19 (not 11: symbol columns are enumerated)`);

@@ -94,6 +94,10 @@ export class NestedReader {
       hi = Math.max(hi, e.at + e.n * ITEM_BYTES[e.t]!);
     }
     if (elements.length === 0) lo = hi = 0;
+    // packed elements never share bytes: rows claiming more than name# holds are damage (and would
+    // otherwise allocate past what the file could give)
+    const claimed = elements.reduce((sum, e) => sum + e.n * ITEM_BYTES[e.t]!, 0);
+    if (claimed > this.arena().length) throw badFile(this.arena().path, `rows ${a} to ${b - 1} of column ${this.name} claim ${claimed} bytes of elements; the file holds ${this.arena().length}`);
     const span = this.arena().read(lo, hi);
     if (kind === 'string') {
       const text = Buffer.from(span.buffer, span.byteOffset, span.byteLength);

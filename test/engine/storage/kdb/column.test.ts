@@ -4,7 +4,7 @@
  * enumerated symbols resolved against their domain's one shared dictionary, p# runs, and row ranges
  * that decompress only the blocks holding them.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Column, columnLength, floats, symbolText } from '../../../../engine/core/column.js';
@@ -12,7 +12,7 @@ import { BlockCache } from '../../../../engine/storage/kdb/block-cache.js';
 import { openColumn, readColumn, readRows } from '../../../../engine/storage/kdb/column.js';
 import { Domains } from '../../../../engine/storage/kdb/domain.js';
 import { readColumnNames } from '../../../../engine/storage/kdb/object.js';
-import { ADV, TORQ, TORQ_DAY } from './kdb-helpers.js';
+import { ADV, scratch, TORQ, TORQ_DAY, vectorFile } from './kdb-helpers.js';
 
 const torq = new Domains(TORQ);
 const adv = new Domains(ADV);
@@ -176,5 +176,47 @@ describe('advancedKdb (kdb+ 3.6+: 64-bit enumerations, algorithm 2)', () => {
     expect(blocks).toEqual([0, 1]);
     expect(Array.from(floats(part))).toEqual(Array.from(floats(readColumn(path))).slice(17_000, 17_100));
     expect(Array.from(floats(readRows(path, 5, 8)))).toEqual(Array.from(floats(readColumn(path))).slice(5, 8));
+  });
+});
+
+describe('every simple type (files built by the layout docs/kdb-format.md 2.1 gives; the fixtures have 1, 6, 7, 9, 10, 12, 16)', () => {
+  /** A vector file of q type `t` holding `items` (little-endian bytes), read back. */
+  function typed(t: number, n: number, items: number[] | Buffer): Column {
+    const s = scratch();
+    try {
+      const path = join(s.dir, `t${t}`);
+      writeFileSync(path, vectorFile(t, n, Buffer.isBuffer(items) ? items : Buffer.from(items)));
+      return readColumn(path);
+    } finally {
+      s.done();
+    }
+  }
+  const i32 = (...v: number[]): Buffer => Buffer.concat(v.map((x) => (b => (b.writeInt32LE(x), b))(Buffer.alloc(4))));
+  const f64 = (...v: number[]): Buffer => Buffer.concat(v.map((x) => (b => (b.writeDoubleLE(x), b))(Buffer.alloc(8))));
+  const NI = -2147483648;
+  const data = (c: Column): unknown[] => ('data' in c ? Array.from(c.data as ArrayLike<unknown>) : 'values' in c ? [...c.values] : texts(c));
+
+  it('maps each q type to SPEC 11\'s, nulls to Tickscope\'s', () => {
+    const guid = Buffer.concat([Buffer.from(Array.from({ length: 16 }, (_, i) => i)), Buffer.alloc(16)]);
+    const cases: Array<[number, number, number[] | Buffer, string, unknown[]]> = [
+      [1, 2, [1, 0], 'boolean', [1, 0]],
+      [2, 2, guid, 'string', ['00010203-0405-0607-0809-0a0b0c0d0e0f', '']],
+      [4, 2, [0, 255], 'int', [0, 255]],
+      [5, 2, [1, 0, 0, 0x80], 'int', [1, NI]],
+      [6, 2, i32(-7, NI), 'int', [-7, NI]],
+      [8, 2, Buffer.from(new Float32Array([0.5, NaN]).buffer), 'float', [0.5, NaN]],
+      [10, 3, Buffer.from('A B'), 'symbol', ['A', '', 'B']],
+      [13, 3, i32(0, 1, NI), 'date', [10957, 10988, NI]],
+      [14, 2, i32(0, NI), 'date', [10957, NI]],
+      [15, 2, f64(0.5, NaN), 'timestamp', [946_728_000_000_000_000n, -(2n ** 63n)]],
+      [17, 1, i32(90), 'timespan', [5_400_000_000_000n]],
+      [18, 1, i32(3661), 'timespan', [3_661_000_000_000n]],
+      [19, 2, i32(1500, NI), 'timespan', [1_500_000_000n, -(2n ** 63n)]],
+    ];
+    for (const [t, n, items, type, values] of cases) {
+      const c = typed(t, n, items);
+      expect([t, c.type]).toEqual([t, type]);
+      expect(data(c), `q type ${t}`).toEqual(values);
+    }
   });
 });

@@ -154,6 +154,14 @@ describe('anymap columns (type 77)', () => {
       expectError(() => readColumn(path), 'badDatabase', `${path}#`, why);
     }
   });
+
+  it('refuses rows claiming more element bytes than name# holds (locators sharing one element)', () => {
+    const files = anymap([mapped(7, 30, longs(Array.from({ length: 30 }, (_, i) => i)))]);
+    const one = files.name.subarray(4096, 4104);
+    files.name = Buffer.concat([files.name.subarray(0, 4096), ...Array.from({ length: 40 }, () => one)]);
+    const path = write(dir(), 'shared', files);
+    expectError(() => readColumn(path), 'badDatabase', `${path}#`, /claim 9600 bytes of elements/);
+  });
 });
 
 describe('typed nested columns (77 + t, before kdb+ 3.6; unverified layout)', () => {

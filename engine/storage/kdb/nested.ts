@@ -73,7 +73,7 @@ export class NestedReader {
   /** Tickscope's type of the column, from every row's element (read once); undefined when it has none. */
   type(): ColumnType | undefined {
     if (this.known === undefined) {
-      const { kind, why } = this.kindOf(this.elements(0, this.layout.rows));
+      const { kind, why } = this.kindOf(this.elements(0, this.layout.rows), 0);
       this.known = kind;
       this.why = why;
     }
@@ -83,10 +83,10 @@ export class NestedReader {
   /** Rows [a, b) as a string or list column; an error naming the column when they have no type. */
   read(a: number, b: number): Column {
     const elements = this.elements(a, b);
-    let kind: Kind | null;
-    if (this.known !== undefined) kind = this.known;
-    else ({ kind } = this.kindOf(elements));
-    if (kind === null) throw this.unsupported(this.why || this.kindOf(elements).why);
+    // the column's kind when known (type() read every row), else the kind of the rows read
+    const own = this.known === undefined ? this.kindOf(elements, a) : { kind: this.known, why: this.why };
+    const kind = own.kind;
+    if (kind === null) throw this.unsupported(own.why);
     let lo = Infinity;
     let hi = 0;
     for (const e of elements) {
@@ -120,14 +120,14 @@ export class NestedReader {
   }
 
   /** The one kind of all `elements`, or null and why not (no rows: strings, as q's empty string columns come). */
-  private kindOf(elements: readonly Element[]): { kind: Kind | null; why: string } {
+  private kindOf(elements: readonly Element[], a: number): { kind: Kind | null; why: string } {
     let kind: Kind | undefined;
     let first = -1;
     for (const [i, e] of elements.entries()) {
       const k = kindOf(e);
-      if (!k) return { kind: null, why: `row ${i} is ${describe(e)}; a nested column reads as strings (char vectors) or lists of one numeric family` };
-      if (kind === undefined) [kind, first] = [k, i];
-      else if (k !== kind) return { kind: null, why: `a mixed list: row ${first} reads as ${kind}, row ${i} (${describe(e)}) as ${k}` };
+      if (!k) return { kind: null, why: `row ${a + i} is ${describe(e)}; a nested column reads as strings (char vectors) or lists of one numeric family` };
+      if (kind === undefined) [kind, first] = [k, a + i];
+      else if (k !== kind) return { kind: null, why: `a mixed list: row ${first} reads as ${kind}, row ${a + i} (${describe(e)}) as ${k}` };
     }
     return { kind: kind ?? 'string', why: '' };
   }

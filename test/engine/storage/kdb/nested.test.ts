@@ -124,6 +124,7 @@ describe('anymap columns (type 77)', () => {
 
   it('opens a mixed list (a long atom among long vectors) with no type, and refuses to read it naming the column and q type 77', () => {
     const path = write(dir(), 'd', anymap([compact(0x86, 1, longs([1])), compact(0x78, longs([4])), compact(0x86, 0)]));
+    expectError(() => openColumn(path).read(1, 3), 'notSupported', /row 1 is a long atom/);
     const col = openColumn(path);
     expect(col.type).toBeUndefined();
     expectError(() => col.read(), 'notSupported', /kdb\+ column d/, /q type 77/, /row 1 is a long atom/);

@@ -1,0 +1,83 @@
+/**
+ * Helpers of the kdb+ reader's tests: the fixture folders q wrote, scratch copies to damage, and a
+ * `kxzipped` container (docs/kdb-format.md 5.1) around blocks some codec made, for the algorithms no
+ * fixture has (the container is ours; the codecs' bytes are the lz4 and zstd tools', hysnappy's).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export const TORQ = join(process.cwd(), 'test/fixtures/kdb-torq-hdb/hdb');
+export const ADV = join(process.cwd(), 'test/fixtures/kdb-advancedkdb/hdb');
+export const TORQ_DAY = join(TORQ, '2015.01.07');
+
+/** A scratch folder, removed by the returned function. */
+export function scratch(): { dir: string; done: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'kdb-test-'));
+  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Copies fixture files (paths relative to `root`) under `dir`, keeping their relative paths; answers the copies' paths. */
+export function copyFixture(root: string, dir: string, ...files: string[]): string[] {
+  return files.map((f) => {
+    const to = join(dir, f);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(join(root, f), to);
+    return to;
+  });
+}
+
+/** Rewrites a file through `edit` (given its bytes, answers the new bytes). */
+export function damage(path: string, edit: (b: Buffer) => Uint8Array): void {
+  writeFileSync(path, edit(Buffer.from(readFileSync(path))));
+}
+
+/** One stored block of a kxzipped file: its bytes and its flag (0 raw, else the algorithm). */
+export interface StoredBlock {
+  readonly bytes: Uint8Array;
+  readonly flag: number;
+}
+
+/** A kxzipped file of `length` uncompressed bytes in blocks of 2^blockLog stored as given (trailer as q writes it, format 3). */
+export function kxzip(length: number, algorithm: number, blockLog: number, blocks: readonly StoredBlock[]): Buffer {
+  const stored = blocks.reduce((s, b) => s + b.bytes.length, 0);
+  const t = 8 + stored;
+  const trailer = Buffer.alloc(32 + 8 * blocks.length + 8);
+  trailer.writeInt32LE(3, 0);
+  trailer[4] = algorithm;
+  trailer.writeBigInt64LE(BigInt(length), 8);
+  trailer.writeBigInt64LE(BigInt(t), 16);
+  trailer.writeBigInt64LE(BigInt(2 ** blockLog), 24);
+  blocks.forEach((b, i) => {
+    trailer.writeInt32LE(b.bytes.length, 32 + 8 * i);
+    trailer.writeInt32LE(b.flag, 36 + 8 * i);
+  });
+  trailer.writeBigInt64LE(BigInt(blocks.length), 32 + 8 * blocks.length);
+  return Buffer.concat([Buffer.from('kxzipped', 'latin1'), ...blocks.map((b) => b.bytes), trailer]);
+}
+
+/** An image cut into blocks of 2^blockLog, each compressed by `pack` (flag `algorithm`). */
+export function kxzipWith(image: Uint8Array, algorithm: number, blockLog: number, pack: (block: Uint8Array, i: number) => Uint8Array): Buffer {
+  const size = 2 ** blockLog;
+  const blocks: StoredBlock[] = [];
+  for (let at = 0, i = 0; at < image.length; at += size, i++) blocks.push({ bytes: pack(image.subarray(at, at + size), i), flag: algorithm });
+  return kxzip(image.length, algorithm, blockLog, blocks);
+}
+
+/** A plain vector file's bytes: `fe 20 t attr`, 4 zero bytes, the count, the items. */
+export function vectorFile(type: number, count: number, items: Uint8Array, attr = 0): Buffer {
+  const h = Buffer.alloc(16);
+  h[0] = 0xfe;
+  h[1] = 0x20;
+  h[2] = type;
+  h[3] = attr;
+  h.writeBigInt64LE(BigInt(count), 8);
+  return Buffer.concat([h, items]);
+}
+
+/** int64 items' bytes. */
+export function longs(values: readonly number[]): Buffer {
+  const b = Buffer.alloc(8 * values.length);
+  values.forEach((v, i) => b.writeBigInt64LE(BigInt(v), 8 * i));
+  return b;
+}

@@ -12,10 +12,10 @@ import type { QueryResult } from '../core/result.js';
 import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import { decodeResult, type EncodedResult } from '../parallel/transfer.js';
 import type { RemoteResultMeta } from '../session/remote-result.js';
-import { type Progress, type Slot } from './calls.js';
-import { ColumnStore, type StoreAsk } from './column-store.js';
+import type { Progress } from './calls.js';
+import { ColumnStore } from './column-store.js';
 import { Parts } from './parts.js';
-import { WorkerPool, workerScript } from './pool.js';
+import { type StartWorker, WorkerPool, workerScript } from './pool.js';
 import type { EnvelopeAnswer, EnvelopeRequest } from './protocol.js';
 import { QueryQueue, type RunOptions } from './queue.js';
 import { HeldResults } from './results.js';
@@ -24,6 +24,18 @@ import type { ProcessSettings } from './settings.js';
 export { CANCEL_GRACE_MS, type RunOptions } from './queue.js';
 export type { Progress } from './calls.js';
 export { workerScript };
+
+/** What an executor is made with besides its databases and settings (defaults: what a process runs). */
+export interface ExecutorOptions {
+  /** The query worker script (default the built executor-worker.cjs). */
+  readonly script?: string;
+  /** Starts one worker thread (default `new Worker`): a test wraps it to watch its threads, or to crash or end one. */
+  readonly startWorker?: StartWorker;
+  /** The column store the workers share (default a new one bounded by settings.cacheBytes). */
+  readonly store?: ColumnStore;
+  /** Told of each part of a split query started on another worker. */
+  readonly onPartStarted?: () => void;
+}
 
 /** The gateway's rendered response (EnvelopeAnswer), or the error and its envelope's header. */
 export type EnvelopeResponse = { readonly ok: true; readonly answer: EnvelopeAnswer } | { readonly ok: false; readonly header: Header; readonly error: TickscopeError };
@@ -41,30 +53,32 @@ export class Executor {
   private constructor(
     readonly dbs: readonly string[],
     readonly settings: ProcessSettings,
-    script: string,
+    options: ExecutorOptions,
   ) {
-    this.store = new ColumnStore(settings.cacheBytes);
+    this.store = options.store ?? new ColumnStore(settings.cacheBytes);
     this.pool = new WorkerPool(
       dbs,
       settings,
       {
-        line: (slot, req) => (req.op === 'reserve' ? this.parts.reserve(slot, req.max) : req.op === 'parts' ? this.parts.dispatch(slot, req.parts) : this.answerStore(req)),
+        // a worker's synchronous asks: the shared column store, or workers for the parts of its query
+        line: (slot, req) => (req.op === 'reserve' ? this.parts.reserve(slot, req.max) : req.op === 'parts' ? this.parts.dispatch(slot, req.parts) : this.store.answer(req)),
         lost: (slot) => {
           this.results.forget(slot);
           this.queue.drop(slot);
         },
         free: () => this.queue.pump(),
       },
-      script,
+      options.script,
+      options.startWorker,
     );
-    this.parts = new Parts(this.pool, { waiting: () => this.queue.waiting, pump: () => this.queue.pump() }, () => this.partsRun++);
+    this.parts = new Parts(this.pool, { waiting: () => this.queue.waiting, pump: () => this.queue.pump() }, options.onPartStarted);
     this.queue = new QueryQueue(this.pool, this.parts, settings);
     this.results = new HeldResults(this.pool);
   }
 
   /** Starts the workers over these database folders; resolves once they have opened them. */
-  static async start(dbs: readonly string[], settings: ProcessSettings, script = workerScript()): Promise<Executor> {
-    const ex = new Executor(dbs, settings, script);
+  static async start(dbs: readonly string[], settings: ProcessSettings, options: ExecutorOptions = {}): Promise<Executor> {
+    const ex = new Executor(dbs, settings, options);
     await ex.pool.start();
     return ex;
   }
@@ -193,41 +207,6 @@ export class Executor {
   /** Queries running now (for status lines and tests). */
   get runningQueries(): number {
     return this.queue.running();
-  }
-
-  /** Parts of split queries started on other workers (tests check that a query did split). */
-  partsRun = 0;
-
-  /** Answers that handed a worker buffers another worker had already opened or read. */
-  storeHits = 0;
-
-  private answerStore(req: StoreAsk): unknown {
-    const v = this.store.answer(req);
-    const given = req.op === 'putColumn' ? req.data : req.op === 'put' ? req.bytes : null;
-    if (v !== null && (given === null || (v instanceof Uint8Array ? v : v.data) !== given)) this.storeHits++;
-    return v;
-  }
-
-  /** Entries the store holds. */
-  get storeEntries(): number {
-    return this.store.size;
-  }
-
-  /** Bytes the store holds in memory: whole files, and the loaded blocks of columns. */
-  storeBytes(): number {
-    return this.store.bytes();
-  }
-
-  /** Tests only (TICKSCOPE_TEST_HOOKS=1 in the workers): makes worker `i` fail, or ends it. */
-  breakWorker(i: number, how: 'throw' | 'kill'): void {
-    const slot: Slot = this.pool.slots[i]!;
-    if (how === 'kill') void slot.worker.terminate();
-    else slot.worker.postMessage({ kind: 'call', id: 0, method: 'crash', params: [] });
-  }
-
-  /** Chunks worker `i` has streamed and is held back at, waiting for its reader to take one (0: not held). */
-  heldAt(i: number): number {
-    return Atomics.load(this.pool.slots[i]!.flowCount, 1);
   }
 
   async close(): Promise<void> {

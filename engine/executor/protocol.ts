@@ -60,7 +60,7 @@ export interface WorkerInit {
  * What a worker runs: the Session methods, `call` (a result taken whole), `envelope` (a result
  * rendered as the gateway's response, streamed) and `part` (one part of a split query).
  */
-export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release' | 'crash';
+export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release';
 
 export interface CallMessage {
   readonly kind: 'call';

@@ -146,7 +146,7 @@ function handle(m: CallMessage): void {
   const postChunk = (bytes: Uint8Array): void => {
     try {
       for (let taken = Atomics.load(flow, 0); sent - taken >= FLOW_WINDOW; taken = Atomics.load(flow, 0)) {
-        Atomics.store(flow, 1, sent); // held back at `sent` chunks (Executor.heldAt)
+        Atomics.store(flow, 1, sent); // held back at `sent` chunks (WorkerInit.flow)
         hooks.checkpoint();
         Atomics.wait(flow, 0, taken, 50);
       }
@@ -293,8 +293,6 @@ function finishLater(m: CallMessage, value: Promise<unknown>, checkpoint: () => 
 
 port.on('message', (m: CallMessage) => {
   if (m.kind !== 'call') return;
-  // a worker that fails outside any query (the executor's crash handling is tested with it)
-  if (m.method === 'crash' && process.env['TICKSCOPE_TEST_HOOKS'] === '1') throw new Error('a crash asked for by a test');
   handle(m);
 });
 post({ kind: 'ready' });

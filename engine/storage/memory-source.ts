@@ -18,6 +18,9 @@ import { prepareForStorage } from './prepare.js';
 import type { Schema, TableSchema } from './schema.js';
 import type { Source } from './source.js';
 
+/** The key a table's rows are kept under when it has no partitions (reference data): never a partition's. */
+const UNPARTITIONED = 'ref';
+
 /** One partition's (or a reference table's) batches, and its rows in storage order for the batches last read. */
 class MemoryPart {
   private readonly batches: Array<{ readonly rows: Table; readonly at: number }> = [];
@@ -99,7 +102,7 @@ export class MemorySource implements Source {
       p.add(batch, at);
     };
     if (t.kind === 'reference' || !t.timeColumn) {
-      add('ref', rows);
+      add(UNPARTITIONED, rows);
       return;
     }
     for (const [key, idx] of splitByPartition(t, rows)) add(key, idx.length === rows.length ? rows : rows.take(idx));
@@ -115,15 +118,15 @@ export class MemorySource implements Source {
 
   partitionKeys(table: string): string[] {
     const at = this.now();
-    return [...(this.parts.get(table) ?? new Map<string, MemoryPart>())].filter(([k, p]) => k !== 'ref' && p.holdsAt(at)).map(([k]) => k).sort();
+    return [...(this.parts.get(table) ?? new Map<string, MemoryPart>())].filter(([k, p]) => k !== UNPARTITIONED && p.holdsAt(at)).map(([k]) => k).sort();
   }
 
   partition(table: string, key: string): RowSource | undefined {
-    return key === 'ref' ? undefined : this.parts.get(table)?.get(key)?.at(this.now());
+    return key === UNPARTITIONED ? undefined : this.parts.get(table)?.get(key)?.at(this.now());
   }
 
   reference(table: string): RowSource | undefined {
-    return this.parts.get(table)?.get('ref')?.at(this.now());
+    return this.parts.get(table)?.get(UNPARTITIONED)?.at(this.now());
   }
 
   /** Nothing changes outside this process. */

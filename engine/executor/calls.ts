@@ -2,8 +2,7 @@
  * The records the executor's pieces share: a call to a worker, the worker slot it runs on, a query
  * (queue.ts) and a part of a split one (parts.ts), and the few rules about them every piece keeps.
  */
-import type { Worker } from 'node:worker_threads';
-import type { MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import type { QueryProgress } from '../contract.js';
 import { asTickscopeError, type ErrorKindName, TickscopeError } from '../core/errors.js';
 import type { WorkerInit, WorkerMethod } from './protocol.js';

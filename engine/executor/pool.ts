@@ -6,8 +6,7 @@
  * its own calls; the spare takes its place at once (or it is started again).
  */
 import { MessageChannel, Worker, type WorkerOptions } from 'node:worker_threads';
-import type { ErrorKindName } from '../core/errors.js';
-import { TickscopeError } from '../core/errors.js';
+import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { builtScript } from '../parallel/built-script.js';
 import { type Call, flagStop, idle, settle, type Slot, stoppedError, unsendable } from './calls.js';
 import { CANCELLED, type CallMessage, type PartsLine, type StoreLine, type StoreRequest, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
@@ -114,11 +113,11 @@ export class WorkerPool {
     slot: Slot,
     method: WorkerMethod,
     params: readonly unknown[],
-    take: { readonly onChunk?: (bytes: Uint8Array) => void | Promise<void>; readonly onProgress?: (done: number, total: number, unit: string) => void } = {},
+    listeners: Pick<Call, 'onChunk' | 'onProgress'> = {},
   ): { call: Call; promise: Promise<unknown> } {
     let call!: Call;
     const promise = new Promise<unknown>((resolve, reject) => {
-      call = { id: this.callId(), method, params, resolve, reject, ...take };
+      call = { id: this.callId(), method, params, resolve, reject, ...listeners };
     });
     this.send(slot, call);
     return { call, promise };

@@ -1,10 +1,7 @@
 /** Messages between the executor (the serving thread) and its query workers. */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
-import type { Header } from '../contract.js';
 import type { PartRequest } from '../core/query-hooks.js';
-import type { RequestInfo } from '../output/envelope.js';
-import type { QReply } from '../output/q-result.js';
 import type { EncodedResult } from '../parallel/transfer.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -57,10 +54,11 @@ export interface WorkerInit {
 }
 
 /**
- * What a worker runs: the Session methods, `call` (a result taken whole), `envelope` (a result
- * rendered as the gateway's response, streamed) and `part` (one part of a split query).
+ * What a worker runs: the Session's methods (executor/worker.ts), among them `call` (a result taken
+ * whole), `envelope` (a result rendered as the gateway's response, streamed: session/envelope.ts) and
+ * `part` (one part of a split query, taken whole).
  */
-export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release' | 'crash';
+export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release';
 
 export interface CallMessage {
   readonly kind: 'call';
@@ -81,21 +79,3 @@ export const FLOW_WINDOW = 16;
 
 export const CANCELLED = 1;
 export const TIMED_OUT = 2;
-
-/** How the gateway wants a result: JSON envelope text in chunks, or Arrow IPC bytes (SPEC 7). */
-export interface EnvelopeRequest {
-  readonly format: 'json' | 'arrow' | 'q';
-  readonly req: RequestInfo;
-  /** q: how the client is answered (the response to its sync message, or an async callback) */
-  readonly reply?: QReply;
-}
-
-/** The worker's answer to `envelope`: the header, and the Arrow or q message bytes when asked (JSON came as chunks). */
-/**
- * The answer of an envelope call: JSON and Arrow were streamed (Arrow's first chunk is the header as
- * JSON, then the IPC stream), a q IPC message comes whole.
- */
-export interface EnvelopeAnswer {
-  readonly header: Header;
-  readonly q?: Uint8Array;
-}

@@ -446,7 +446,7 @@ export function writeArrowStream(t: Table, opts: ArrowOptions, write: (bytes: Ui
   const claims = newClaims(batches);
   const rings =
     helpers && helpers.count > 0 && batches > 1
-      ? helpers.post((place): ArrowJob => ({ kind: 'arrow', columns: plan.columns, length: n, batchRows, place, claims, ring: newRing(ARROW_SLOTS, areaBytes) }))
+      ? helpers.rings((place): ArrowJob => ({ kind: 'arrow', columns: plan.columns, length: n, batchRows, place, claims, ring: newRing(ARROW_SLOTS, areaBytes) }))
       : null;
   if (!rings) helpers?.close();
   const live = rings ? rings.map(() => true) : [];

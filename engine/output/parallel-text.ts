@@ -7,19 +7,20 @@
  *
  * The helpers read the result's columns where they are (stored data and dictionaries lie in
  * SharedArrayBuffers; anything else is copied once with the job). A helper that fails or goes silent
- * costs speed, never output: the calling thread renders what is left itself.
+ * costs speed, never output: the calling thread renders what is left itself (core/helpers.ts).
  *
  * Synchronous on purpose: it serves writers that block anyway (the CLI's standard output); the
  * calling thread waits on the rings with Atomics.wait.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { type HelperOptions, HelperThreads } from '../core/helpers.js';
 import { Table } from '../core/table.js';
 import { decodeColumn, encodeColumn, type EncodedColumn } from '../parallel/transfer.js';
 import { builtScript } from '../parallel/built-script.js';
 import { Out } from './out.js';
 import { newRing, Ring, RingProducer } from './ring.js';
 import type { ReadHelpers, ReadJob } from '../storage/parallel-read.js';
+import type { ArrowJob } from './arrow-batch.js';
 import { RowRenderer, textChunks, textFraming, type TextOptions } from './text.js';
 
 type Format = 'json' | 'csv';
@@ -31,8 +32,6 @@ const SLOTS = 16;
 const SLOT_BYTES = 1 << 20;
 /** Fewest rows worth a helper: below this the one-thread renderer is done before a helper starts. */
 const MIN_ROWS = 4 * BLOCK_ROWS;
-/** A helper that hands nothing over for this long is given up (its rows are rendered here). */
-const SILENT_MS = 10_000;
 
 /** A slot holding the text of its rows; or a row too wide for a slot, which the writer renders itself. */
 const BYTES = 0;
@@ -54,16 +53,11 @@ export interface TextJob {
   readonly ring: SharedArrayBuffer;
 }
 
-/** Helper threads started ahead of the query they will render (their start-up overlaps it). */
-export class RenderHelpers {
-  private constructor(
-    private readonly workers: Worker[],
-    /** How long a helper may hand nothing over before the writer renders its rows itself. */
-    readonly silentMs: number,
-    /** Each helper loaded (its 'ready' message) or gone. */
-    private readonly loaded: Promise<void>,
-  ) {}
-
+/**
+ * Render helper threads (the built render-worker.cjs), started ahead of the query they will render
+ * (their start-up overlaps it): they serve read jobs, then at most one text or Arrow job each.
+ */
+export class RenderHelpers extends HelperThreads<ReadJob | TextJob | ArrowJob> {
   /**
    * Helpers for a table of `rows` rows rendered on up to `threads` threads (default, and at most,
    * the machine's cores; at most 4 in all), or null when not worth it.
@@ -74,59 +68,28 @@ export class RenderHelpers {
   }
 
   /** `count` helper threads. */
-  static start(count: number, silentMs = SILENT_MS): RenderHelpers {
-    const script = builtScript('render-worker.cjs');
-    const workers: Worker[] = [];
-    const loaded: Array<Promise<void>> = [];
-    for (let i = 0; i < count; i++) {
-      const w = new Worker(script);
-      w.on('error', () => {}); // a failed helper is noticed by the writer (its ring goes quiet)
-      loaded.push(new Promise<void>((resolve) => (w.once('message', () => resolve()), w.once('exit', () => resolve()))));
-      // after the listeners (a message listener refs the worker): a helper never keeps the process up
-      w.unref();
-      workers.push(w);
-    }
-    return new RenderHelpers(workers, silentMs, Promise.all(loaded).then(() => undefined));
-  }
-
-  /** Resolves once every helper has loaded (a job posted then is taken at once) or ended. */
-  ready(): Promise<void> {
-    return this.loaded;
-  }
-
-  get count(): number {
-    return this.workers.length;
+  static start(count: number, options: HelperOptions = {}): RenderHelpers {
+    return new RenderHelpers(builtScript('render-worker.cjs'), count, options);
   }
 
   /** Sends every helper a read job (storage/parallel-read.ts): they serve reads until a render job. */
   read(job: ReadJob): void {
-    for (const w of this.workers) w.postMessage(job);
-  }
-
-  /** Stops the helpers (they are done or no longer wanted). */
-  close(): void {
-    for (const w of this.workers) void w.terminate();
-    this.workers.length = 0;
+    this.post(job);
   }
 
   /**
    * Sends each helper a job made for its place among the count + 1 renderers (the writer is 0), and
    * returns the writer's side of each one's ring.
    */
-  post(job: (place: number, threads: number) => { readonly ring: SharedArrayBuffer }): Ring[] {
-    const threads = this.workers.length + 1;
-    return this.workers.map((w, k) => {
-      const j = job(k + 1, threads);
-      w.postMessage(j);
-      return new Ring(j.ring, this.silentMs);
-    });
+  rings(job: (place: number, threads: number) => TextJob | ArrowJob): Ring[] {
+    return this.postEach(job).map((j) => new Ring(j.ring, this.silentMs));
   }
 
   /** Sends each helper its share of a table; null when the table cannot be shared (strings, lists). */
   send(format: Format, t: Table, zone: string, chunkBytes: number): Ring[] | null {
     const sources = shareable(t);
     if (!sources) return null;
-    return this.post((place, threads): TextJob => ({ kind: 'text', format, zone, names: t.names, length: t.length, sources, place, threads, chunkBytes, ring: newRing(SLOTS, SLOT_BYTES) }));
+    return this.rings((place, threads): TextJob => ({ kind: 'text', format, zone, names: t.names, length: t.length, sources, place, threads, chunkBytes, ring: newRing(SLOTS, SLOT_BYTES) }));
   }
 }
 

@@ -5,16 +5,15 @@
  *
  * Used by the render helpers (parallel-text.ts for JSON and CSV, arrow-batch.ts for Arrow record
  * batches): what a slot holds is theirs to say, the ring only carries rows [from, to), a byte count
- * and a kind per slot.
+ * and a kind per slot. The ring's first words are a helper job's (core/helpers.ts: HelperWork): a
+ * slot published is a piece done, and a failure or a stop is the job's.
  */
+import { HelperWork } from '../core/helpers.js';
 
-// control words, then four per slot: rows [from, to), bytes, kind
-const PRODUCED = 0;
-const CONSUMED = 1;
-const STOP = 2;
-const FAILED = 3;
-const SLOTS = 4;
-const SLOT_BYTES = 5;
+// the job's control words, then the ring's, then four per slot: rows [from, to), bytes, kind
+const CONSUMED = HelperWork.WORDS;
+const SLOTS = HelperWork.WORDS + 1;
+const SLOT_BYTES = HelperWork.WORDS + 2;
 const META = 8;
 
 const ctrlWords = (slots: number): number => META + 4 * slots;
@@ -37,8 +36,11 @@ class RingViews {
   readonly slots: number;
   readonly slotBytes: number;
   readonly data: Uint8Array;
+  /** The job's control: slots published (done), a failure, a stop. */
+  readonly work: HelperWork;
 
   constructor(readonly buffer: SharedArrayBuffer) {
+    this.work = new HelperWork(buffer);
     const head = new Int32Array(buffer, 0, META);
     this.slots = head[SLOTS]!;
     this.slotBytes = head[SLOT_BYTES]!;
@@ -75,11 +77,7 @@ export class Ring extends RingViews {
   /** The next piece (waiting for it), or null when the helper failed or went silent. */
   next(): Piece | null {
     const { ctrl } = this;
-    for (;;) {
-      if (Atomics.load(ctrl, FAILED) !== 0) return null;
-      if (Atomics.load(ctrl, PRODUCED) > this.taken) break;
-      if (Atomics.wait(ctrl, PRODUCED, this.taken, this.silentMs) === 'timed-out' && Atomics.load(ctrl, PRODUCED) === this.taken) return null;
-    }
+    if (!this.work.awaitDone(this.taken, this.silentMs)) return null;
     const s = this.taken % this.slots;
     const m = META + 4 * s;
     return { from: ctrl[m]!, to: ctrl[m + 1]!, kind: ctrl[m + 3]!, bytes: this.slot(s).subarray(0, ctrl[m + 2]!) };
@@ -87,7 +85,7 @@ export class Ring extends RingViews {
 
   /** Whether next() would answer without waiting (a piece is there, or the helper failed). */
   ready(): boolean {
-    return Atomics.load(this.ctrl, PRODUCED) > this.taken || Atomics.load(this.ctrl, FAILED) !== 0;
+    return this.work.doneCount > this.taken || this.work.failed;
   }
 
   /** The piece from next() is written: its slot is free again. */
@@ -99,7 +97,7 @@ export class Ring extends RingViews {
 
   /** No more pieces are wanted: the helper stops at its next slot. */
   stop(): void {
-    Atomics.store(this.ctrl, STOP, 1);
+    this.work.stop();
     Atomics.notify(this.ctrl, CONSUMED);
   }
 }
@@ -112,10 +110,10 @@ export class RingProducer extends RingViews {
   free(): Uint8Array | null {
     const { ctrl } = this;
     while (this.produced - Atomics.load(ctrl, CONSUMED) >= this.slots) {
-      if (Atomics.load(ctrl, STOP) !== 0) return null;
+      if (this.work.stopped) return null;
       Atomics.wait(ctrl, CONSUMED, this.produced - this.slots, 1000);
     }
-    return Atomics.load(ctrl, STOP) !== 0 ? null : this.slot(this.produced % this.slots);
+    return this.work.stopped ? null : this.slot(this.produced % this.slots);
   }
 
   /** Hands over the slot free() gave: rows [from, to), its first `bytes` bytes, of kind `kind`. */
@@ -127,13 +125,11 @@ export class RingProducer extends RingViews {
     ctrl[m + 2] = bytes;
     ctrl[m + 3] = kind;
     this.produced++;
-    Atomics.store(ctrl, PRODUCED, this.produced);
-    Atomics.notify(ctrl, PRODUCED);
+    this.work.done();
   }
 
   /** The helper failed: the writer does the rest itself. */
   fail(): void {
-    Atomics.store(this.ctrl, FAILED, 1);
-    Atomics.notify(this.ctrl, PRODUCED);
+    this.work.fail();
   }
 }

@@ -1,9 +1,10 @@
 /**
  * The results a process holds and what is done with them: a query's result (or a remote gateway's
  * answer) is kept by id, then paged, sorted, charted and written whole (Arrow, CSV, Parquet) from
- * there. Each executor worker holds its own (executor/worker.ts); the app's in-process service is
- * one too (service/app-service.ts). The renderer asks for the page of rows it shows and for chart
- * series, never for the whole result.
+ * there; a query whose result is not kept is answered whole or rendered as the gateway's response.
+ * Each executor worker holds its own (executor/worker.ts passes the executor's calls to it); the
+ * app's in-process service is one too (service/app-service.ts). The renderer asks for the page of
+ * rows it shows and for chart series, never for the whole result.
  */
 import { randomUUID } from 'node:crypto';
 import { type ChartRequest, MAX_TABLE_ROWS, type PageResponse, type ResultColumn, type RunResponse } from '../contract.js';
@@ -21,6 +22,8 @@ import { textCells } from '../output/text-cells.js';
 import { textChunks } from '../output/text.js';
 import { decodeSortKeys } from '../registry/decode.js';
 import { chartSeries } from './chart.js';
+import { type EnvelopeAnswer, type EnvelopeRequest, writeEnvelope } from './envelope.js';
+import { remoteResult, type RemoteResultMeta } from './remote-result.js';
 
 /** Results held for paging, charting and export; the least recently used is dropped first. */
 export const MAX_RESULTS = 8;
@@ -67,6 +70,26 @@ export class Session {
     } catch (e) {
       return { ok: false, header: errorEnvelope(req, asTickscopeError(e)).header };
     }
+  }
+
+  /** Runs an operation; its result is not kept (the caller takes it whole). */
+  call(operation: string, args: unknown): QueryResult {
+    return this.engine.call(operation, args);
+  }
+
+  /**
+   * Runs an operation and writes its result as the gateway's response (envelope.ts): JSON or Arrow
+   * through `write`, a q message in the answer; the result is not kept.
+   */
+  envelope(operation: string, args: unknown, request: EnvelopeRequest, write: (bytes: Uint8Array) => void): EnvelopeAnswer {
+    return writeEnvelope(operation, this.engine.call(operation, args), request, write, this.limits.renderThreads);
+  }
+
+  /** Keeps a remote gateway's Arrow answer as a result, like a local one. */
+  holdRemote(bytes: Uint8Array, meta: RemoteResultMeta): Extract<RunResponse, { ok: true }> {
+    const started = performance.now();
+    const { result, req } = remoteResult(bytes, meta);
+    return this.hold(req, result, started);
   }
 
   /** Keeps a result (of a query here, or one a remote gateway answered) for paging, charting and export. */

@@ -4,26 +4,21 @@
  * and scales with threads.
  *
  * A read into a SharedArrayBuffer is cut into chunks that the caller and the helpers take in turn
- * from one atomic counter. The caller never waits for a chunk nobody has started: a helper still
- * starting, busy or gone only means the caller takes more chunks itself. A helper that fails (its
- * file is gone), or goes silent, makes the caller read the whole range again itself: every thread
- * writes the same bytes of the same immutable file, so a late helper cannot spoil it.
+ * from one counter (core/helpers.ts: HelperWork). The caller never waits for a chunk nobody has
+ * started: a helper still starting, busy or gone only means the caller takes more chunks itself. A
+ * helper that fails (its file is gone), or goes silent, makes the caller read the whole range again
+ * itself: every thread writes the same bytes of the same immutable file, so a late helper cannot
+ * spoil it.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { TickscopeError } from '../core/errors.js';
+import { HelperWork } from '../core/helpers.js';
 import { adoptSums, allChecked, checkRead, checkWholeChunks, type FileSums, scratchOf, sumsOf } from './checksums.js';
 
 /** Bytes per chunk: ~1 ms of copying, large beside an atomic add. */
 const CHUNK = 1 << 20;
 /** Reads smaller than this stay on the caller's thread. */
 export const PARALLEL_MIN = 4 * CHUNK;
-/** A helper that finishes no chunk for this long is given up. */
-const SILENT_MS = 10_000;
-
-// control words: next chunk to take, chunks done, a helper failed
-const NEXT = 0;
-const DONE = 1;
-const FAILED = 2;
 
 /** What a helper is sent: a range of a file and where it goes. */
 export interface ReadJob {
@@ -33,6 +28,7 @@ export interface ReadJob {
   readonly buffer: SharedArrayBuffer;
   readonly byteOffset: number;
   readonly length: number;
+  /** The job's control words (HelperWork): chunks taken, done, a failure. */
   readonly ctrl: SharedArrayBuffer;
   /** The file's chunk checksums over the range (checksums.ts), when it has them: each thread checks the chunks of the pieces it reads. */
   readonly sums?: { readonly bytes: number; readonly chunk: number; readonly first: number; readonly crcs: Uint32Array };
@@ -135,7 +131,7 @@ function inOnePiece(c: number, position: number, length: number, sums: FileSums)
  */
 export function readParallel(fd: number, into: Uint8Array, position: number, path: string, sequential: () => void): void {
   const chunks = Math.ceil(into.length / CHUNK);
-  const ctrl = new Int32Array(new SharedArrayBuffer(12));
+  const work = new HelperWork();
   let mine = 0;
   const fileSums = sumsOf(path);
   let sums: ReadJob['sums'];
@@ -144,28 +140,26 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
     const first = Math.floor(position / chunk);
     sums = { bytes: fileSums.bytes, chunk, first, crcs: fileSums.crcs.slice(first, Math.ceil((position + into.length) / chunk)) };
   }
-  helpers!({ kind: 'read', path, position, buffer: into.buffer as SharedArrayBuffer, byteOffset: into.byteOffset, length: into.length, ctrl: ctrl.buffer as SharedArrayBuffer, ...(sums ? { sums } : {}) });
-  for (;;) {
-    const k = Atomics.add(ctrl, NEXT, 1);
-    if (k >= chunks) break;
+  helpers!({ kind: 'read', path, position, buffer: into.buffer as SharedArrayBuffer, byteOffset: into.byteOffset, length: into.length, ctrl: work.buffer, ...(sums ? { sums } : {}) });
+  for (let k = work.take(chunks); k >= 0; k = work.take(chunks)) {
     if (!readChunk(fd, into, position, k, sums)) {
-      Atomics.store(ctrl, NEXT, chunks); // the file ends early or is damaged: stop the helpers, read it again here and say which
+      work.stop(); // the file ends early or is damaged: stop the helpers, read it again here and say which
       sequential();
       return;
     }
     mine++;
-    Atomics.add(ctrl, DONE, 1);
+    work.done();
   }
   // the chunks the helpers took
   for (;;) {
-    const done = Atomics.load(ctrl, DONE);
+    const done = work.doneCount;
     if (done >= chunks) {
       helped += chunks - mine;
       // the checksum chunks cut by a piece's edge (a range not starting on a chunk) are checked here
       if (fileSums) checkRead(fd, path, into, position, (c) => inOnePiece(c, position, into.length, fileSums));
       return;
     }
-    if (Atomics.load(ctrl, FAILED) !== 0 || (Atomics.wait(ctrl, DONE, done, SILENT_MS) === 'timed-out' && Atomics.load(ctrl, DONE) === done)) {
+    if (!work.awaitDone(done)) {
       sequential();
       return;
     }
@@ -175,23 +169,20 @@ export function readParallel(fd: number, into: Uint8Array, position: number, pat
 /** The helper's side: takes chunks of the job until none is left. */
 export function readJob(job: ReadJob): void {
   if (job.share) return adoptSums(job.share);
-  const ctrl = new Int32Array(job.ctrl);
+  const work = new HelperWork(job.ctrl);
   const chunks = Math.ceil(job.length / CHUNK);
-  if (Atomics.load(ctrl, NEXT) >= chunks) return; // the caller was done before this helper came
+  let k = work.take(chunks);
+  if (k < 0) return; // the caller was done before this helper came
   let fd = -1;
   try {
     fd = openSync(job.path, 'r');
     const into = new Uint8Array(job.buffer, job.byteOffset, job.length);
-    for (;;) {
-      const k = Atomics.add(ctrl, NEXT, 1);
-      if (k >= chunks) break;
+    for (; k >= 0; k = work.take(chunks)) {
       if (!readChunk(fd, into, job.position, k, job.sums)) throw new Error(`${job.path}: file ends early or is damaged`);
-      Atomics.add(ctrl, DONE, 1);
-      Atomics.notify(ctrl, DONE);
+      work.done();
     }
   } catch {
-    Atomics.store(ctrl, FAILED, 1);
-    Atomics.notify(ctrl, DONE);
+    work.fail();
   } finally {
     if (fd >= 0) closeSync(fd);
   }

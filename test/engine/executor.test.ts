@@ -8,22 +8,49 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../engine/contract.js';
 import { generateDemo } from '../../engine/demo/generate.js';
 import { Engine } from '../../engine/engine.js';
-import { Executor, type Progress } from '../../engine/executor/executor.js';
+import { ColumnStore, type ColumnBuffers } from '../../engine/executor/column-store.js';
+import { Executor, type ExecutorOptions, type Progress } from '../../engine/executor/executor.js';
 import { FLOW_WINDOW } from '../../engine/executor/protocol.js';
 import { loadSettings, type ProcessSettings } from '../../engine/executor/settings.js';
 import { requestInfo } from '../../engine/output/envelope.js';
 import { AppService } from '../../engine/service/app-service.js';
 import { tempDir } from '../helpers/db.js';
-
-process.env['TICKSCOPE_TEST_HOOKS'] = '1';
+import { ExecutorThreads } from '../helpers/executor-threads.js';
 
 let db = '';
 const started: Executor[] = [];
 const settings = (over: Partial<ProcessSettings> = {}): ProcessSettings => ({ ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, ...over });
-async function executor(over: Partial<ProcessSettings> = {}): Promise<Executor> {
-  const ex = await Executor.start([db], settings(over));
+async function executor(over: Partial<ProcessSettings> = {}, options: ExecutorOptions = {}): Promise<Executor> {
+  const ex = await Executor.start([db], settings(over), options);
   started.push(ex);
   return ex;
+}
+
+/** A column store that counts the answers handing a worker what another worker had already opened or read. */
+class CountingStore extends ColumnStore {
+  hits = 0;
+
+  override column(key: string): ColumnBuffers | null {
+    return this.count(super.column(key), null);
+  }
+
+  override putColumn(key: string, width: number, buffers: ColumnBuffers): ColumnBuffers {
+    return this.count(super.putColumn(key, width, buffers), buffers);
+  }
+
+  override file(key: string): Uint8Array | null {
+    return this.count(super.file(key), null);
+  }
+
+  override putFile(key: string, bytes: Uint8Array): Uint8Array {
+    return this.count(super.putFile(key, bytes), bytes);
+  }
+
+  /** A lookup that found an entry, or a put that found one put before it. */
+  private count<T>(held: T, given: T | null): T {
+    if (held !== null && held !== given) this.hits++;
+    return held;
+  }
 }
 
 beforeAll(() => {
@@ -42,19 +69,21 @@ const ok = (r: RunResponse): Extract<RunResponse, { ok: true }> => {
 
 describe('the executor', () => {
   it('holds back a worker streaming to a slow reader: at most FLOW_WINDOW chunks ahead', async () => {
-    const ex = await executor();
+    const threads = new ExecutorThreads();
+    const ex = await executor({}, { startWorker: threads.startWorker });
     let chunks = 0;
     const pending: Array<() => void> = [];
     const done = ex.envelope('getTicks', ALL_TRADES, { format: 'json', req: requestInfo('getTicks') }, () => {
       chunks++;
       return new Promise<void>((taken) => pending.push(taken));
     });
+    const worker = threads.lastGiven('envelope');
     // the reader takes nothing: the worker is held back once it has sent FLOW_WINDOW chunks
-    await expect.poll(() => ex.heldAt(0), { timeout: 30_000 }).toBeGreaterThan(0);
-    expect(ex.heldAt(0)).toBe(FLOW_WINDOW);
+    await expect.poll(() => threads.heldAt(worker), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(threads.heldAt(worker)).toBe(FLOW_WINDOW);
     // the chunks it sent all arrive, and while it is held (nothing taken) no other follows
     await expect.poll(() => chunks, { timeout: 30_000 }).toBe(FLOW_WINDOW);
-    expect(ex.heldAt(0)).toBe(FLOW_WINDOW);
+    expect(threads.heldAt(worker)).toBe(FLOW_WINDOW);
     // the reader takes them: the rest follows
     const release = setInterval(() => {
       for (const taken of pending.splice(0)) taken();
@@ -170,14 +199,17 @@ describe('the executor', () => {
   });
 
   it('fails only the calls of a worker that crashes or is killed, and replaces it', async () => {
-    const ex = await executor();
+    const threads = new ExecutorThreads();
+    const ex = await executor({}, { startWorker: threads.startWorker });
     const held = ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['AAPL'] }));
-    ex.breakWorker(0, 'throw');
+    // the worker holding that result throws outside any query
+    threads.crash(threads.lastGiven('run'));
     await expect.poll(async () => (await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] })).ok, { timeout: 10_000 }).toBe(true);
     // the crashed worker's results are gone, with a message that says so
     await expect(ex.page(held.resultId, 0, 1)).rejects.toThrow(/is not a result held here/);
     const pending = ex.run('getTicks', ALL_TRADES);
-    ex.breakWorker(0, 'kill');
+    // the worker running it is ended, as an out-of-memory end would
+    threads.kill(threads.lastGiven('run'));
     const r = await pending;
     expect(!r.ok && r.header.rc).toBe(10);
     expect(ok(await ex.run('getTicks', { ...ALL_TRADES, idList: ['MSFT'] })).rows).toBeGreaterThan(0);
@@ -185,19 +217,21 @@ describe('the executor', () => {
 
   it('shares column buffers between workers: the same query on two workers holds the bytes once', async () => {
     const q = { ...ALL_TRADES, idList: ['AAPL', 'MSFT'] };
-    const one = await executor();
+    const oneStore = new CountingStore(settings().cacheBytes);
+    const one = await executor({}, { store: oneStore });
     ok(await one.run('getTicks', q));
-    const single = one.storeBytes();
+    const single = oneStore.bytes();
     expect(single).toBeGreaterThan(0);
-    const two = await executor({ workers: 2, maxRunningQueries: 2 });
+    const twoStore = new CountingStore(settings().cacheBytes);
+    const two = await executor({ workers: 2, maxRunningQueries: 2 }, { store: twoStore });
     // at once: the second query goes to the second worker
     const [a, b] = await Promise.all([two.run('getTicks', q), two.run('getTicks', q)]);
     expect(ok(a).rows).toBe(ok(b).rows);
-    expect(two.storeBytes()).toBe(single);
+    expect(twoStore.bytes()).toBe(single);
     // the second worker was handed every file the first had opened
-    expect(one.storeHits).toBe(0);
-    expect(two.storeHits).toBe(two.storeEntries);
-    expect(two.storeEntries).toBe(one.storeEntries);
+    expect(oneStore.hits).toBe(0);
+    expect(twoStore.hits).toBe(twoStore.size);
+    expect(twoStore.size).toBe(oneStore.size);
     // and each worker's result reads the same
     expect(await two.page(ok(a).resultId, 0, 20)).toEqual(await two.page(ok(b).resultId, 0, 20));
   });

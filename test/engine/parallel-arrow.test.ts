@@ -6,6 +6,7 @@ import { Table } from '../../engine/core/table.js';
 import { RenderHelpers } from '../../engine/output/parallel-text.js';
 import { tableToArrow, writeArrowStream } from '../../engine/output/arrow.js';
 import { generated } from '../helpers/generated-table.js';
+import { heldRenderHelpers } from '../helpers/render-threads.js';
 
 // needs the built helper script (dist/bin/render-worker.cjs): npm run build
 
@@ -138,9 +139,9 @@ describe('Arrow record batches filled on more than one thread', () => {
 
   it('fills a silent helper’s batches itself: the stream is whole', async () => {
     const t = fixedAndSymbols(ROWS, 22);
-    const helpers = RenderHelpers.start(1, 300);
+    const { helpers, threads } = heldRenderHelpers(1, 300);
     // the helper dies before it fills a batch
-    await (helpers as unknown as { workers: Array<{ terminate(): Promise<number> }> }).workers[0]!.terminate();
+    await threads[0]!.terminate();
     const got = streamed(t, helpers);
     expect(got.bytes.equals(stream(t, null))).toBe(true);
     expect(got.helped).toBe(0);

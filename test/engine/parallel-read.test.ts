@@ -2,15 +2,13 @@ import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node
 import { randomFillSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RenderHelpers } from '../../engine/output/parallel-text.js';
+import { HelperWork } from '../../engine/core/helpers.js';
 import { chunksHelped, PARALLEL_MIN, readJob, readParallel, useReadHelpers } from '../../engine/storage/parallel-read.js';
 import { readShared } from '../../engine/storage/stored-column.js';
 import { tempDir } from '../helpers/db.js';
+import { heldRenderHelpers } from '../helpers/render-threads.js';
 
 // needs the built helper script (dist/bin/render-worker.cjs): npm run build
-
-type Workers = { workers: Array<{ once(e: 'online', f: () => void): void; terminate(): Promise<number> }> };
-const workersOf = (h: RenderHelpers): Workers['workers'] => (h as unknown as Workers).workers;
 
 /** A file of random bytes, not a multiple of the chunk size. */
 function randomFile(bytes: number): string {
@@ -24,8 +22,8 @@ describe('large reads shared with helper threads', () => {
 
   it('reads a file whole, the helper taking chunks of it', async () => {
     const path = randomFile(48 * (1 << 20) + 12345);
-    const helpers = RenderHelpers.start(1);
-    await new Promise<void>((r) => workersOf(helpers)[0]!.once('online', r));
+    const { helpers, threads } = heldRenderHelpers(1);
+    await new Promise<void>((r) => threads[0]!.once('online', r));
     useReadHelpers((job) => helpers.read(job));
     const before = chunksHelped();
     try {
@@ -44,15 +42,15 @@ describe('large reads shared with helper threads', () => {
   it('reads everything itself when the helper is gone, or fails after taking a chunk', async () => {
     const path = randomFile(24 * (1 << 20) + 7);
     const expected = readFileSync(path);
-    const gone = RenderHelpers.start(1);
-    await workersOf(gone)[0]!.terminate();
+    const { helpers: gone, threads } = heldRenderHelpers(1);
+    await threads[0]!.terminate();
     useReadHelpers((job) => gone.read(job));
     expect(Buffer.from(readShared(path)).equals(expected)).toBe(true);
 
     // a helper takes the first chunk, then cannot open the file (readJob, the helper's side, run
     // here): this thread reads the whole range again
     useReadHelpers((job) => {
-      Atomics.add(new Int32Array(job.ctrl), 0, 1);
+      new HelperWork(job.ctrl).take(Infinity);
       readJob({ ...job, path: join(tempDir(), 'missing.i64') });
     });
     const into = new Uint8Array(new SharedArrayBuffer(expected.length));

@@ -5,6 +5,7 @@ import { Table } from '../../engine/core/table.js';
 import { BLOCK_ROWS, RenderHelpers, writeText } from '../../engine/output/parallel-text.js';
 import { textChunks, type TextOptions } from '../../engine/output/text.js';
 import { generated } from '../helpers/generated-table.js';
+import { heldRenderHelpers } from '../helpers/render-threads.js';
 
 // needs the built helper script (dist/bin/render-worker.cjs): npm run build
 
@@ -80,9 +81,9 @@ describe('text rendered on more than one thread', () => {
 
   it('renders a silent helper’s rows itself: the output is whole', async () => {
     const t = fixedAndSymbols(ROWS, 9);
-    const helpers = RenderHelpers.start(1, 300);
+    const { helpers, threads } = heldRenderHelpers(1, 300);
     // the helper dies before it renders a row
-    await (helpers as unknown as { workers: Array<{ terminate(): Promise<number> }> }).workers[0]!.terminate();
+    await threads[0]!.terminate();
     expect(parallel('csv', t, 'UTC', helpers).bytes.equals(one('csv', t, 'UTC'))).toBe(true);
   });
 

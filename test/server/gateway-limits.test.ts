@@ -5,13 +5,17 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../engine/demo/generate.js';
+import { Engine } from '../../engine/engine.js';
+import { Executor } from '../../engine/executor/executor.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import { Clients } from '../../engine/gateway/clients.js';
 import { type RunningGateway, startGateway } from '../../engine/gateway/rest.js';
 import { QueryService } from '../../engine/service/query-service.js';
 import { tempDir } from '../helpers/db.js';
+import { ExecutorThreads } from '../helpers/executor-threads.js';
 
 let service: QueryService;
+const threads = new ExecutorThreads();
 let gw: RunningGateway;
 let token = '';
 const SLOW = { table: 'Trade', startTS: '2024.01.01', endTS: '2030.01.01', granularity: 1, granularityUnit: 'second', agg: { m: ['med', 'price'], d: ['sdev', 'price'], x: ['max', 'volume'] } };
@@ -21,7 +25,9 @@ beforeAll(async () => {
   generateDemo(db, { seed: 6, days: 3, instruments: 6, tradesPerDay: 30000 });
   const clients = Clients.inMemory();
   const secret = clients.add('lim', ['fsi.read']);
-  service = await QueryService.start([db], { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, maxQueuedQueries: 0 }, 'browser');
+  // the service QueryService.start makes, its worker threads watched (to end the one running a query)
+  const settings = { ...loadSettings({ env: {} }), workers: 1, maxRunningQueries: 1, maxQueuedQueries: 0 };
+  service = new QueryService(Engine.open([db]), await Executor.start([db], settings, { startWorker: threads.startWorker }), 'browser');
   gw = await startGateway(service, { host: '127.0.0.1', port: 0, realm: 'tickscope', tokenTtlSeconds: 300, clients });
   const r = await fetch(gw.tokenUrl!, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'lim', client_secret: secret }) });
   token = ((await r.json()) as { access_token: string }).access_token;
@@ -56,7 +62,7 @@ describe('gateway limits', () => {
   it('answers 500 (rc 10) when the worker running the query is lost, and the next query works', async () => {
     const first = call(SLOW);
     await running();
-    service.executor.breakWorker(0, 'kill');
+    threads.kill(threads.lastGiven('envelope'));
     const r = await first;
     expect(r.status).toBe(500);
     expect(((await r.json()) as { header: { rc: number; ac: number } }).header).toMatchObject({ rc: 10, ac: 99 });

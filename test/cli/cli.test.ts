@@ -189,7 +189,7 @@ describe('tickscope CLI', () => {
     // timestamps: the JSON's wall-clock time followed by the instant's offset (SPEC 8; 6 March is EST)
     const text = (v: unknown): string => (v === null ? '' : typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}$/.test(v) ? `${v}-05:00` : String(v));
     for (const [i, row] of rows.entries()) {
-      if (names.some((n) => /[",\n]/.test(text(row[n])))) continue; // quoted fields: checked in test/engine/output.test.ts
+      if (names.some((n) => /[",\n]/.test(text(row[n])))) continue; // quoted fields: checked in test/engine/output/output.test.ts
       expect(lines[i + 1]).toBe(names.map((n) => text(row[n])).join(','));
     }
 

@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { snappyCompress } from 'hysnappy';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TickscopeError } from '../../../../engine/core/errors.js';
 import { BlockCache } from '../../../../engine/storage/kdb/block-cache.js';
 import { openKdbFile } from '../../../../engine/storage/kdb/file.js';
-import { ADV, kxzip, kxzipWith, longs, scratch, TORQ_DAY, vectorFile } from './kdb-helpers.js';
+import { ADV, expectBad, kxzip, kxzipWith, longs, scratch, TORQ_DAY, vectorFile } from './kdb-helpers.js';
 
 /** Opens `path` with a fresh cache, counting the blocks decompressed. */
 function counted(path: string, cache = new BlockCache()): { file: ReturnType<typeof openKdbFile>; blocks: number[] } {
@@ -21,17 +20,6 @@ function counted(path: string, cache = new BlockCache()): { file: ReturnType<typ
   return { file: openKdbFile(path, { cache, onDecompress: (_, b) => blocks.push(b) }), blocks };
 }
 
-function expectBad(fn: () => unknown, ...parts: Array<string | RegExp>): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TickscopeError);
-  expect((err as TickscopeError).kind).toBe('badDatabase');
-  for (const p of parts) expect((err as Error).message).toMatch(p);
-}
 
 const tmp: Array<() => void> = [];
 afterEach(() => {

@@ -6,11 +6,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { TickscopeError } from '../../../../engine/core/errors.js';
+import { afterEach, describe, it } from 'vitest';
 import { readColumn } from '../../../../engine/storage/kdb/column.js';
 import { Domains } from '../../../../engine/storage/kdb/domain.js';
-import { ADV, copyFixture, damage, kxzip, scratch, TORQ } from './kdb-helpers.js';
+import { ADV, copyFixture, damage, expectBad, kxzip, scratch, TORQ } from './kdb-helpers.js';
 
 const tmp: Array<() => void> = [];
 afterEach(() => {
@@ -26,18 +25,6 @@ function damaged(root: string, file: string, edit: (b: Buffer) => Uint8Array): {
   return { path: path!, domains: new Domains(s.dir) };
 }
 
-function expectBad(fn: () => unknown, path: string, why: RegExp): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err, `${path}: expected an error matching ${why}`).toBeInstanceOf(TickscopeError);
-  expect((err as TickscopeError).kind).toBe('badDatabase');
-  expect((err as Error).message).toContain(path);
-  expect((err as Error).message).toMatch(why);
-}
 
 const read = (d: { path: string; domains: Domains }) => () => readColumn(d.path, { domain: d.domains });
 

@@ -7,10 +7,9 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TickscopeError } from '../../../../engine/core/errors.js';
 import { openKdbFile } from '../../../../engine/storage/kdb/file.js';
 import { type FileLayout, readLayout } from '../../../../engine/storage/kdb/header.js';
-import { ADV, copyFixture, damage, longs, scratch, TORQ, vectorFile } from './kdb-helpers.js';
+import { ADV, copyFixture, damage, expectBad, longs, scratch, TORQ, vectorFile } from './kdb-helpers.js';
 
 const tmp: Array<() => void> = [];
 afterEach(() => {
@@ -45,17 +44,6 @@ function summary(l: FileLayout): string {
   }
 }
 
-function expectBad(fn: () => unknown, ...parts: Array<string | RegExp>): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TickscopeError);
-  expect((err as TickscopeError).kind).toBe('badDatabase');
-  for (const p of parts) expect((err as Error).message).toMatch(p);
-}
 
 describe('the fixtures, file by file', () => {
   it('tells every TorQ file by its first bytes and counts its rows (docs/kdb-format.md 9)', () => {

@@ -6,6 +6,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
+import { TickscopeError } from '../../../../engine/core/errors.js';
 
 export const TORQ = join(process.cwd(), 'test/fixtures/kdb-torq-hdb/hdb');
 export const ADV = join(process.cwd(), 'test/fixtures/kdb-advancedkdb/hdb');
@@ -81,3 +83,19 @@ export function longs(values: readonly number[]): Buffer {
   values.forEach((v, i) => b.writeBigInt64LE(BigInt(v), 8 * i));
   return b;
 }
+
+/** Asserts `fn` throws a TickscopeError of `kind` whose message matches every part (the file it names, what was expected). */
+export function expectError(fn: () => unknown, kind: string, ...parts: Array<string | RegExp>): void {
+  let err: unknown;
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
+  expect(err, `expected a ${kind} error matching ${parts.join(', ')}`).toBeInstanceOf(TickscopeError);
+  expect((err as TickscopeError).kind).toBe(kind);
+  for (const p of parts) expect((err as Error).message).toMatch(typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+}
+
+/** A damaged or malformed file: a badDatabase error whose message matches every part. */
+export const expectBad = (fn: () => unknown, ...parts: Array<string | RegExp>): void => expectError(fn, 'badDatabase', ...parts);

@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Column } from '../../../../engine/core/column.js';
-import { TickscopeError } from '../../../../engine/core/errors.js';
 import { openColumn, readColumn } from '../../../../engine/storage/kdb/column.js';
-import { kxzipWith, longs, scratch, vectorFile } from './kdb-helpers.js';
+import { expectError, kxzipWith, longs, scratch, vectorFile } from './kdb-helpers.js';
 
 const tmp: Array<() => void> = [];
 afterEach(() => {
@@ -77,17 +76,6 @@ const lists = (c: Column): number[][] => {
   return Array.from({ length: c.offsets.length - 1 }, (_, i) => Array.from(c.values.subarray(c.offsets[i]!, c.offsets[i + 1]!)));
 };
 
-function expectError(fn: () => unknown, kind: string, ...parts: Array<string | RegExp>): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TickscopeError);
-  expect((err as TickscopeError).kind).toBe(kind);
-  for (const p of parts) expect((err as Error).message).toMatch(p);
-}
 
 const STRINGS: El[] = [compact(0x89, 9, text('dolphindb')), compact(0x89, 0), compact(0x75, 0x61), mapped(10, 12, text('hello, world'))];
 

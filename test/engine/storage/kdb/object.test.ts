@@ -8,11 +8,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { columnLength, symbolText } from '../../../../engine/core/column.js';
-import { TickscopeError } from '../../../../engine/core/errors.js';
 import { Domains } from '../../../../engine/storage/kdb/domain.js';
 import { readColumnNames, readObject } from '../../../../engine/storage/kdb/object.js';
 import { readColumn } from '../../../../engine/storage/kdb/column.js';
-import { ADV, copyFixture, damage, scratch, TORQ, TORQ_DAY } from './kdb-helpers.js';
+import { ADV, copyFixture, damage, expectError, scratch, TORQ, TORQ_DAY } from './kdb-helpers.js';
 
 const tmp: Array<() => void> = [];
 afterEach(() => {
@@ -35,17 +34,6 @@ function qBytes(expression: string): Buffer {
 /** A file as `set` writes an object: ff 01, then the object. */
 const setFile = (object: Uint8Array): Buffer => Buffer.concat([Buffer.from([0xff, 0x01]), object]);
 
-function expectError(fn: () => unknown, kind: string, ...parts: Array<string | RegExp>): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TickscopeError);
-  expect((err as TickscopeError).kind).toBe(kind);
-  for (const p of parts) expect((err as Error).message).toMatch(p);
-}
 
 describe('.d and domain files', () => {
   it("reads the tables' column orders", () => {

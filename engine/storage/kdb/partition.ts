@@ -1,0 +1,329 @@
+/**
+ * One partition of a kdb+ table (a splayed table folder: `2015.01.07/trade/`), or a splayed table at
+ * the root read whole, as a RowSource (storage/row-source.ts), its files read in place:
+ *
+ * - `column`: a column file read whole through openColumn (files opened once per partition, columns
+ *   kept once read); the virtual `date` column synthesised (one value repeated; a timestamp at
+ *   midnight where it is the table's time column); a time-of-day time column read as a timestamp
+ *   (the partition's date plus the time of day: the database's zone is UTC, source.ts); a column the
+ *   partition lacks reads as nulls of the table's type.
+ * - `narrow`: columns read only in the given row ranges (a compressed file decompresses only the
+ *   blocks holding them), placed at their rows in a column of the partition's length.
+ * - `idRanges`: the identifier column's `p#` runs, or, without `p#`, its runs where the rows are
+ *   grouped by identifier; each run checked once to be in time order (the time column read run by
+ *   run). A partition whose rows are not grouped by identifier, or with a run out of time order, is
+ *   presented in storage order through a row index (prepare.ts, as memory-source.ts does): every
+ *   column read whole once, so no unsorted run is ever binary-searched.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Column, type ColumnType, int32Pairs, type SymbolColumn } from '../../core/column.js';
+import { dictOf } from '../../core/dict.js';
+import { TickscopeError } from '../../core/errors.js';
+import { Table } from '../../core/table.js';
+import { NS_PER_DAY } from '../../core/time.js';
+import { prepareForStorage } from '../prepare.js';
+import type { RowSource } from '../row-source.js';
+import { columnOf, type TableSchema } from '../schema.js';
+import { type KdbColumnFile, openColumn } from './column.js';
+import type { Domains } from './domain.js';
+import { badFile, type KdbReadOptions } from './io.js';
+
+/** How a table's columns map onto its files (source.ts decides it from the first partition). */
+export interface KdbTableInfo {
+  readonly schema: TableSchema;
+  /** The virtual partition column (`date`), when the table is partitioned. */
+  readonly dateColumn?: string;
+  /** A time-of-day column read as a timestamp of the partition's date (its schema type is timestamp). */
+  readonly ofDay?: string;
+}
+
+const INT64_NULL = -(2n ** 63n);
+const INT32_NULL = -2147483648;
+
+/** A column of `n` nulls of a type. */
+export function nullColumn(type: ColumnType, n: number): Column {
+  switch (type) {
+    case 'float':
+      return { type, data: new Float64Array(n).fill(NaN) };
+    case 'timestamp':
+    case 'timespan':
+    case 'long':
+      return { type, data: new BigInt64Array(n).fill(INT64_NULL) };
+    case 'date':
+    case 'int':
+      return { type, data: new Int32Array(n).fill(INT32_NULL) };
+    case 'boolean':
+      return { type, data: new Uint8Array(n) };
+    case 'symbol':
+      return { type, codes: new Int32Array(n), dict: dictOf(['']) };
+    case 'string':
+      return { type, values: new Array<string>(n).fill('') };
+    case 'float[]':
+    case 'long[]':
+      return { type, offsets: new Int32Array(n + 1), values: new Float64Array(0) };
+  }
+}
+
+/** Rows at their places in a column of `rows` rows (other rows left zero), or undefined for a type kept whole. */
+function placed(type: ColumnType, rows: number, parts: ReadonlyArray<readonly [number, Column]>): Column | undefined {
+  switch (type) {
+    case 'float': {
+      const out = new Float64Array(rows);
+      for (const [a, c] of parts) out.set((c as { data: Float64Array }).data, a);
+      return { type, data: out };
+    }
+    case 'timestamp':
+    case 'timespan':
+    case 'long': {
+      const out = new BigInt64Array(rows);
+      for (const [a, c] of parts) out.set((c as { data: BigInt64Array }).data, a);
+      return { type, data: out };
+    }
+    case 'date':
+    case 'int': {
+      const out = new Int32Array(rows);
+      for (const [a, c] of parts) out.set((c as { data: Int32Array }).data, a);
+      return { type, data: out };
+    }
+    case 'boolean': {
+      const out = new Uint8Array(rows);
+      for (const [a, c] of parts) out.set((c as { data: Uint8Array }).data, a);
+      return { type, data: out };
+    }
+    case 'symbol': {
+      // an enumeration's reads share their domain's dictionary; a char column's do not: read it whole
+      const dict = parts.length > 0 ? (parts[0]![1] as SymbolColumn).dict : undefined;
+      if (!dict || parts.some(([, c]) => (c as SymbolColumn).dict !== dict)) return undefined;
+      const out = new Int32Array(rows);
+      for (const [a, c] of parts) out.set((c as SymbolColumn).codes, a);
+      return { type, codes: out, dict };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Ranges sorted and merged (touching or overlapping ones joined). */
+function merged(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const sorted = ranges.filter(([a, b]) => b > a).map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0]);
+  const out: Array<[number, number]> = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push(r);
+  }
+  return out;
+}
+
+/** Whether the int64 values (as int32 pairs) of rows [a, b) never decrease. */
+function ascending(pairs: Int32Array, a: number, b: number): boolean {
+  for (let i = a + 1; i < b; i++) {
+    const h0 = pairs[2 * i - 1]!;
+    const h1 = pairs[2 * i + 1]!;
+    if (h1 < h0 || (h1 === h0 && pairs[2 * i]! >>> 0 < pairs[2 * i - 2]! >>> 0)) return false;
+  }
+  return true;
+}
+
+interface Shape {
+  readonly idRanges: ReadonlyMap<string, readonly [number, number]>;
+  /** The rows in storage order, when the files' order is not (read whole). */
+  readonly view?: RowSource;
+}
+
+export class KdbPartition implements RowSource {
+  private readonly files = new Map<string, KdbColumnFile | null>();
+  private readonly whole = new Map<string, Column>();
+  private count: number | undefined;
+  private shaped: Shape | undefined;
+
+  constructor(
+    private readonly info: KdbTableInfo,
+    /** The splayed table's folder. */
+    readonly dir: string,
+    /** The partition's date (days since 1970-01-01), or undefined for a table at the root. */
+    private readonly days: number | undefined,
+    private readonly domains: Domains,
+    private readonly options: KdbReadOptions,
+  ) {}
+
+  get rows(): number {
+    if (this.count === undefined) {
+      let n = 0;
+      for (const d of this.info.schema.columns) {
+        if (d.name === this.info.dateColumn) continue;
+        const f = this.file(d.name);
+        if (f) {
+          n = f.rows;
+          break;
+        }
+      }
+      this.count = n;
+    }
+    return this.count;
+  }
+
+  get idRanges(): ReadonlyMap<string, readonly [number, number]> {
+    return this.shape().idRanges;
+  }
+
+  column(name: string): Column {
+    const view = this.shape().view;
+    return view ? view.column(name) : this.wholeColumn(name);
+  }
+
+  narrow(ranges: ReadonlyArray<readonly [number, number]>): RowSource {
+    const view = this.shape().view;
+    if (view) return view;
+    const spans = merged(ranges);
+    const cols = new Map<string, Column>();
+    return {
+      rows: this.rows,
+      idRanges: this.idRanges,
+      column: (name: string): Column => {
+        const done = this.whole.get(name) ?? cols.get(name);
+        if (done) return done;
+        const type = this.def(name).type;
+        const c = name === this.info.dateColumn ? undefined : placed(type, this.rows, spans.map(([a, b]) => [a, this.read(name, a, b)] as const));
+        if (!c) return this.wholeColumn(name);
+        cols.set(name, c);
+        return c;
+      },
+    };
+  }
+
+  timeOrder(): Int32Array | undefined {
+    return this.shape().view?.timeOrder?.();
+  }
+
+  private def(name: string): { name: string; type: ColumnType } {
+    const d = columnOf(this.info.schema, name);
+    if (!d) throw new TickscopeError('badDatabase', `kdb+ table ${this.dir}: no column ${name}`);
+    return d;
+  }
+
+  /** The column's file, opened once; null where the partition lacks it. */
+  private file(name: string): KdbColumnFile | null {
+    let f = this.files.get(name);
+    if (f === undefined) {
+      const path = join(this.dir, name);
+      f = existsSync(path) ? openColumn(path, { ...this.options, domain: this.domains, name: `${this.info.schema.name}.${name}` }) : null;
+      if (f && this.count !== undefined && f.rows !== this.count) throw badFile(path, `holds ${f.rows} rows; the table's other columns in ${this.dir} hold ${this.count}`);
+      this.files.set(name, f);
+    }
+    return f;
+  }
+
+  private wholeColumn(name: string): Column {
+    let c = this.whole.get(name);
+    if (!c) this.whole.set(name, (c = this.read(name, 0, this.rows)));
+    return c;
+  }
+
+  /** Rows [a, b) of a column as the table's schema types it. */
+  private read(name: string, a: number, b: number): Column {
+    const def = this.def(name);
+    const n = b - a;
+    if (name === this.info.dateColumn) {
+      const days = this.days ?? 0;
+      if (def.type === 'timestamp') return { type: 'timestamp', data: new BigInt64Array(n).fill(BigInt(days) * NS_PER_DAY) };
+      return { type: 'date', data: new Int32Array(n).fill(days) };
+    }
+    const f = this.file(name);
+    if (!f) return nullColumn(def.type, n);
+    if (this.rows !== f.rows) throw badFile(f.path, `holds ${f.rows} rows; the table's other columns in ${this.dir} hold ${this.rows}`);
+    const c = f.read(a, b);
+    if (name === this.info.ofDay && c.type === 'timespan') {
+      const base = BigInt(this.days ?? 0) * NS_PER_DAY;
+      const out = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = c.data[i]!;
+        out[i] = v === INT64_NULL ? v : v + base;
+      }
+      return { type: 'timestamp', data: out };
+    }
+    if (c.type !== def.type) {
+      throw new TickscopeError('badDatabase', `kdb+ file ${f.path}: a ${c.type} column (q type ${f.qType}); the table ${this.info.schema.name} has ${name} as ${def.type} (from its first partition)`);
+    }
+    return c;
+  }
+
+  private shape(): Shape {
+    if (!this.shaped) this.shaped = this.findShape();
+    return this.shaped;
+  }
+
+  private findShape(): Shape {
+    const t = this.info.schema;
+    const n = this.rows;
+    const none: Shape = { idRanges: new Map() };
+    if (n === 0 || t.kind !== 'partitioned' || !t.timeColumn) return none;
+    const idDef = columnOf(t, t.idColumn);
+    const runs = idDef?.type === 'symbol' && idDef.name !== this.info.dateColumn ? this.idRuns() : [['', 0, n] as const];
+    if (!runs || !runs.every(([, a, b]) => this.inTimeOrder(a, b))) {
+      const view = this.storageOrder();
+      return { idRanges: view.idRanges, view };
+    }
+    if (idDef?.type !== 'symbol' || idDef.name === this.info.dateColumn) return none;
+    return { idRanges: new Map(runs.map(([id, a, b]) => [id, [a, b] as const])) };
+  }
+
+  /** The identifier's runs (p#, else derived), or undefined when an identifier's rows are not together. */
+  private idRuns(): Array<readonly [string, number, number]> | undefined {
+    const name = this.info.schema.idColumn;
+    const f = this.file(name);
+    if (!f) return undefined;
+    const out: Array<readonly [string, number, number]> = [];
+    const p = f.runs();
+    if (p && p.values.type === 'symbol') {
+      for (let i = 0; i + 1 < p.bounds.length; i++) out.push([p.values.dict.get(p.values.codes[i]!), p.bounds[i]!, p.bounds[i + 1]!]);
+    } else {
+      const c = this.wholeColumn(name);
+      if (c.type !== 'symbol') return undefined;
+      let start = 0;
+      for (let i = 1; i <= c.codes.length; i++) {
+        if (i === c.codes.length || c.codes[i] !== c.codes[start]) {
+          out.push([c.dict.get(c.codes[start]!), start, i]);
+          start = i;
+        }
+      }
+    }
+    const seen = new Set<string>();
+    for (const [id] of out) {
+      if (seen.has(id)) return undefined;
+      seen.add(id);
+    }
+    return out;
+  }
+
+  /** Whether the time column's rows [a, b) are in time order (read for that run only). */
+  private inTimeOrder(a: number, b: number): boolean {
+    if (b - a < 2) return true;
+    const c = this.read(this.info.schema.timeColumn!, a, b);
+    if (c.type !== 'timestamp') throw new Error(`${this.info.schema.timeColumn} is not a timestamp column`);
+    return ascending(int32Pairs(c.data), 0, b - a);
+  }
+
+  /** Every column read whole and put in storage order (identifier runs, each in time order). */
+  private storageOrder(): RowSource {
+    const t = this.info.schema;
+    const table = new Table(
+      t.columns.map((d) => d.name),
+      t.columns.map((d) => this.wholeColumn(d.name)),
+    );
+    const { table: sorted, idRanges, timeOrder } = prepareForStorage(t, table);
+    this.whole.clear();
+    const columns = new Map<string, Column>();
+    return {
+      rows: sorted.length,
+      idRanges: new Map(Object.entries(idRanges ?? {})),
+      column: (name: string): Column => {
+        let c = columns.get(name);
+        if (!c) columns.set(name, (c = sorted.col(name)));
+        return c;
+      },
+      ...(timeOrder ? { timeOrder: () => timeOrder } : {}),
+    };
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * A kdb+ database folder read in place as a Source (storage/source.ts, SPEC 11), never written: its
+ * layout found by layout.ts, its tables' partitions read through partition.ts, its symbol columns
+ * sharing the root's domains (domain.ts).
+ *
+ * - Tables: each under its own name (case as on disk). A partitioned table's columns are the `.d`
+ *   order of the first partition holding it, typed from the first partition holding each column
+ *   (a column no partition has a file for, or a nested column of no Tickscope type, is left out),
+ *   after the virtual `date` column. A splayed table at the root is a reference table.
+ * - Time column: the first timestamp column; else the first time-of-day column (timespan, time,
+ *   second, minute) read as a timestamp (the partition's date plus the time of day, keeping its
+ *   name); else the virtual `date` column itself, as a timestamp at midnight.
+ * - Identifier column: the left-most symbol column (enumerated or char).
+ * - Partitions: Tickscope's keys are UTC days of the time column; a kdb+ partition is a q date of the
+ *   database's zone. With the zone UTC (the default) they agree, as long as q put each row in the
+ *   partition of its own date (an end-of-day save does); other zones are refused for now.
+ * - Roles: from the settings' config when it gives them, else guessed from common kdb+ names
+ *   (`price`, `size`, `bid`, `ask`, `bsize`/`bidSize`, `asize`/`askSize`, `ex`/`exchange`): the trades
+ *   table holds price and size, the quotes table bid and ask (guessRoles).
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { ColumnType } from '../../core/column.js';
+import { TickscopeError } from '../../core/errors.js';
+import type { ColumnDef } from '../../core/table.js';
+import { type Config, defaultConfig } from '../config.js';
+import type { RowSource } from '../row-source.js';
+import type { ColumnRole, RolesConfig } from '../roles.js';
+import { defaultIdColumn, type Schema, type TableSchema } from '../schema.js';
+import type { Source } from '../source.js';
+import { openColumn } from './column.js';
+import { Domains } from './domain.js';
+import type { KdbReadOptions } from './io.js';
+import { type KdbLayout, scanLayout } from './layout.js';
+import { KdbPartition, type KdbTableInfo } from './partition.js';
+import { readColumnNames } from './object.js';
+
+/** How a kdb+ database is read (SPEC 11's settings file, the parts read so far). */
+export interface KdbSettings {
+  /** The assembly's name (the folder's name unless given). */
+  readonly name?: string;
+  /** The zone the database's dates and times are wall-clock times of (IANA name); only UTC is read yet. */
+  readonly zone?: string;
+  /** The config.json items of SPEC 3.2; roles left null are guessed from column names. */
+  readonly config?: Config;
+  /** How files are read (the decompressed-block cache). */
+  readonly read?: KdbReadOptions;
+}
+
+/** The name of the virtual partition column of a date-partitioned database. */
+export const DATE_COLUMN = 'date';
+
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z']);
+
+/** Column names (lower case) -> the role they are guessed to play. */
+const GUESSES: ReadonlyArray<readonly [ColumnRole, readonly string[]]> = [
+  ['price', ['price']],
+  ['size', ['size']],
+  ['bid', ['bid']],
+  ['ask', ['ask']],
+  ['bidSize', ['bsize', 'bidsize']],
+  ['askSize', ['asize', 'asksize']],
+  ['exchange', ['ex', 'exchange']],
+];
+const NUMERIC = new Set<ColumnType>(['float', 'long', 'int']);
+
+/**
+ * Roles guessed from common kdb+ column names: each partitioned table's columns that fit a role (a
+ * number, a symbol for the exchange); the trades table is one holding price and size, the quotes
+ * table one holding bid and ask (a table named trade or quote first, then by name).
+ */
+export function guessRoles(schema: Schema): RolesConfig {
+  const columns: Record<string, Partial<Record<ColumnRole, string>>> = {};
+  const tables = [...schema.tables.values()].filter((t) => t.kind === 'partitioned');
+  for (const t of tables) {
+    const own: Partial<Record<ColumnRole, string>> = {};
+    for (const [role, names] of GUESSES) {
+      const c = t.columns.find((d) => names.includes(d.name.toLowerCase()) && (role === 'exchange' ? d.type === 'symbol' : NUMERIC.has(d.type)));
+      if (c) own[role] = c.name;
+    }
+    if (Object.keys(own).length > 0) columns[t.name] = own;
+  }
+  const pick = (want: string, needs: readonly ColumnRole[]): string | undefined => {
+    const fits = tables.filter((t) => needs.every((r) => columns[t.name]?.[r] !== undefined)).map((t) => t.name);
+    fits.sort((a, b) => Number(b.toLowerCase() === want) - Number(a.toLowerCase() === want) || (a < b ? -1 : a > b ? 1 : 0));
+    return fits[0];
+  };
+  const trades = pick('trade', ['price', 'size']);
+  const quotes = pick('quote', ['bid', 'ask']);
+  return { ...(trades ? { trades } : {}), ...(quotes ? { quotes } : {}), columns };
+}
+
+/** The table's columns as its `.d` lists them, each typed from the first folder holding its file. */
+function columnsOf(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions): ColumnDef[] {
+  const names = readColumnNames(join(dirs[0]!, '.d'), options);
+  const out: ColumnDef[] = [];
+  for (const c of names) {
+    for (const dir of dirs) {
+      const path = join(dir, c);
+      if (!existsSync(path)) continue;
+      const type = openColumn(path, { ...options, domain: domains, name: `${name}.${c}` }).type;
+      if (type) out.push({ name: c, type });
+      break;
+    }
+  }
+  return out;
+}
+
+/** A partitioned table's schema and how its columns map to files (SPEC 11's time and identifier columns). */
+function partitionedTable(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions): KdbTableInfo {
+  const own = columnsOf(name, dirs, domains, options);
+  if (own.some((c) => c.name === DATE_COLUMN)) {
+    throw new TickscopeError('badDatabase', `kdb+ table ${dirs[0]}: a column named ${DATE_COLUMN}, the name of the virtual partition column`);
+  }
+  const stamp = own.find((c) => c.type === 'timestamp');
+  const ofDay = stamp ? undefined : own.find((c) => c.type === 'timespan');
+  const timeColumn = stamp?.name ?? ofDay?.name ?? DATE_COLUMN;
+  const columns: ColumnDef[] = [
+    { name: DATE_COLUMN, type: timeColumn === DATE_COLUMN ? 'timestamp' : 'date' },
+    ...own.map((c): ColumnDef => (c === ofDay ? { name: c.name, type: 'timestamp' } : c)),
+  ];
+  const idColumn = own.find((c) => c.type === 'symbol')?.name ?? defaultIdColumn(columns);
+  return {
+    schema: { name, kind: 'partitioned', columns, timeColumn, idColumn, foreignKeys: {} },
+    dateColumn: DATE_COLUMN,
+    ...(ofDay ? { ofDay: ofDay.name } : {}),
+  };
+}
+
+/** A splayed table at the root: a reference table, read whole. */
+function referenceTable(name: string, dir: string, domains: Domains, options: KdbReadOptions): KdbTableInfo {
+  const columns = columnsOf(name, [dir], domains, options);
+  return { schema: { name, kind: 'reference', columns, idColumn: defaultIdColumn(columns), foreignKeys: {} } };
+}
+
+export class KdbSource implements Source {
+  readonly kind = 'kdb';
+  readonly name: string;
+  readonly config: Config;
+  private readonly domains: Domains;
+  private readonly options: KdbReadOptions;
+  private layout!: KdbLayout;
+  private infos = new Map<string, KdbTableInfo>();
+  private current!: Schema;
+  /** The root's entries when last scanned (a refresh that finds the same skips the rest). */
+  private seen = '';
+  private readonly parts = new Map<string, KdbPartition>();
+
+  private constructor(
+    readonly dir: string,
+    settings: KdbSettings,
+  ) {
+    const zone = settings.zone ?? 'UTC';
+    if (!UTC_NAMES.has(zone)) {
+      throw new TickscopeError(
+        'badConfig',
+        `kdb+ database ${dir}: zone ${zone}: databases whose dates are days of a zone other than UTC are not yet read (Tickscope's partitions are UTC days of the time column)`,
+      );
+    }
+    this.name = settings.name ?? basename(dir);
+    this.options = settings.read ?? {};
+    this.domains = new Domains(dir, this.options);
+    this.scan();
+    const config = settings.config ?? defaultConfig();
+    this.config = config.roles ? config : { ...config, roles: guessRoles(this.current) };
+  }
+
+  /** Opens a kdb+ database folder (recognised by its layout; an error says what was looked for). */
+  static open(dir: string, settings: KdbSettings = {}): KdbSource {
+    return new KdbSource(resolve(dir), settings);
+  }
+
+  get schema(): Schema {
+    return this.current;
+  }
+
+  table(name: string): TableSchema {
+    const t = this.current.tables.get(name);
+    if (!t) {
+      throw new TickscopeError('unknownTable', `table: ${JSON.stringify(name)} is not a table of ${this.name}; expected one of ${[...this.current.tables.keys()].join(', ')}`);
+    }
+    return t;
+  }
+
+  partitionKeys(table: string): string[] {
+    return (this.layout.tables.get(table) ?? []).map((p) => p.key);
+  }
+
+  partition(table: string, key: string): RowSource | undefined {
+    const p = this.layout.tables.get(table)?.find((x) => x.key === key);
+    if (!p) return undefined;
+    const part = this.opened(table, join(p.dir, table), p.days);
+    return part.rows > 0 ? part : undefined;
+  }
+
+  reference(table: string): RowSource | undefined {
+    const dir = this.layout.splayed.get(table);
+    if (!dir) return undefined;
+    const part = this.opened(table, dir, undefined);
+    return part.rows > 0 ? part : undefined;
+  }
+
+  /** Looks again at the root's folders: new or removed partitions (a new table inside a partition already seen is found with the next new partition). */
+  refresh(): void {
+    const now = this.rootEntries();
+    if (now !== this.seen) this.scan();
+  }
+
+  /** Nothing a query reads changes under it but by q's end-of-day writes, which add partitions: nothing to pin. */
+  read<T>(fn: () => T): T {
+    return fn();
+  }
+
+  checkConfig(check: (c: Config, where: string) => void): void {
+    check(this.config, `the settings of the kdb+ database ${this.name}`);
+  }
+
+  /** The root's entry names (empty when the folder is gone: the scan then says so). */
+  private rootEntries(): string {
+    try {
+      return readdirSync(this.dir).sort().join('\0');
+    } catch {
+      return '';
+    }
+  }
+
+  private scan(): void {
+    const layout = scanLayout(this.dir);
+    this.seen = this.rootEntries();
+    const infos = new Map<string, KdbTableInfo>();
+    for (const [name, parts] of layout.tables) infos.set(name, partitionedTable(name, parts.map((p) => join(p.dir, name)), this.domains, this.options));
+    for (const [name, dir] of layout.splayed) infos.set(name, referenceTable(name, dir, this.domains, this.options));
+    // keep opened partitions whose table reads as before
+    for (const [k, part] of this.parts) {
+      const table = k.slice(0, k.indexOf('\0'));
+      if (JSON.stringify(infos.get(table)?.schema) !== JSON.stringify(this.infos.get(table)?.schema) || !part) this.parts.delete(k);
+    }
+    this.layout = layout;
+    this.infos = infos;
+    this.current = { tables: new Map([...infos].map(([n, i]) => [n, i.schema])) };
+  }
+
+  private opened(table: string, dir: string, days: number | undefined): KdbPartition {
+    const k = `${table}\0${dir}`;
+    let p = this.parts.get(k);
+    if (!p) this.parts.set(k, (p = new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options)));
+    return p;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * KdbSource (engine/storage/kdb/source.ts): kdb+ databases q wrote (test/fixtures/kdb-torq-hdb,
+ * test/fixtures/kdb-advancedkdb, their READMEs giving the known values) read in place through the
+ * engine, and small databases written here (kdb-writer.ts) for what the fixtures do not show.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../../../engine/engine.js';
+import { payloadJson } from '../../../../engine/output/envelope.js';
+import { BlockCache } from '../../../../engine/storage/kdb/block-cache.js';
+import { KdbSource } from '../../../../engine/storage/kdb/source.js';
+import { rolesOf } from '../../../../engine/storage/source.js';
+import { ADV, scratch, TORQ } from './kdb-helpers.js';
+
+const answer = (engine: Engine, op: string, args: Record<string, unknown>): Array<Record<string, unknown>> => JSON.parse(payloadJson(engine.call(op, args))) as Array<Record<string, unknown>>;
+
+describe('a kdb+ database written by q (TorQ)', () => {
+  const source = KdbSource.open(TORQ);
+  const engine = new Engine([source]);
+
+  it('lists its tables under their own names, date first, then the .d order with Tickscope types', () => {
+    expect(source.kind).toBe('kdb');
+    expect(source.name).toBe('hdb');
+    expect([...source.schema.tables.keys()].sort()).toEqual(['quote', 'quote_iex', 'trade', 'trade_iex']);
+    const t = source.table('trade');
+    expect(t.columns).toEqual([
+      { name: 'date', type: 'date' },
+      { name: 'time', type: 'timestamp' },
+      { name: 'sym', type: 'symbol' },
+      { name: 'price', type: 'float' },
+      { name: 'size', type: 'int' },
+      { name: 'stop', type: 'boolean' },
+      { name: 'cond', type: 'symbol' },
+      { name: 'ex', type: 'symbol' },
+    ]);
+    expect(t.kind).toBe('partitioned');
+    expect(t.timeColumn).toBe('time');
+    expect(t.idColumn).toBe('sym');
+    expect(source.partitionKeys('trade')).toEqual(['2015-01-07']);
+    expect(source.partition('trade', '2015-01-08')).toBeUndefined();
+    expect(source.partition('trade_iex', '2015-01-07')).toBeUndefined(); // an empty table holds no rows
+    expect(() => source.table('Trade')).toThrow(/table: "Trade" is not a table of hdb; expected one of /);
+  });
+
+  it("getTicks of a day gives the README's rows and time span, in time order", () => {
+    const rows = answer(engine, 'getTicks', { table: 'trade', startTS: '2015.01.07', endTS: '2015.01.08' });
+    expect(rows).toHaveLength(196_519);
+    expect(rows[0]!['time']).toBe('2015-01-07T00:00:00.638306000');
+    expect(rows[rows.length - 1]!['time']).toBe('2015-01-07T10:55:20.438169000');
+    expect(Object.keys(rows[0]!)).toEqual(['date', 'time', 'sym', 'price', 'size', 'stop', 'cond', 'ex']);
+    expect(rows[0]!['date']).toBe('2015-01-07');
+    for (let i = 1; i < rows.length; i++) if ((rows[i]!['time'] as string) < (rows[i - 1]!['time'] as string)) throw new Error(`row ${i} out of time order`);
+  });
+
+  it("takes identifier runs from the p# index, each checked in time order, and getTicks with idList reads only those runs' blocks", () => {
+    const p = source.partition('trade', '2015-01-07')!;
+    expect(p.rows).toBe(196_519);
+    expect([...p.idRanges.keys()]).toEqual(['MSFT', 'DOW', 'AAPL', 'IBM', 'INTC', 'GOOG', 'AMD', 'AIG', 'HPQ', 'DELL']);
+    expect(p.idRanges.get('MSFT')).toEqual([0, 19_603]);
+    expect(p.idRanges.get('DELL')![1]).toBe(196_519);
+    const decompressed: string[] = [];
+    const narrow = KdbSource.open(TORQ, { read: { cache: new BlockCache(), onDecompress: (path) => decompressed.push(path) } });
+    const [a, b] = narrow.partition('trade', '2015-01-07')!.idRanges.get('AAPL')!;
+    decompressed.length = 0;
+    const rows = answer(new Engine([narrow]), 'getTicks', { table: 'trade', startTS: '2015.01.07', endTS: '2015.01.08', idList: ['AAPL'], columns: ['price'] });
+    expect(rows).toHaveLength(b - a);
+    expect(rows.every((r) => r['sym'] === undefined)).toBe(true);
+    // the price column: only the blocks of AAPL's rows (8-byte floats, 2^16-byte blocks), not the file's 24
+    const priceBlocks = decompressed.filter((f) => f.endsWith('/price')).length;
+    expect(priceBlocks).toBeGreaterThan(0);
+    expect(priceBlocks).toBeLessThanOrEqual(Math.ceil(((b - a) * 8) / 65_536) + 1);
+    const two = answer(engine, 'getTicks', { table: 'trade', startTS: '2015.01.07D01:00', endTS: '2015.01.07D02:00', idList: ['IBM', 'HPQ'] });
+    expect(two.length).toBeGreaterThan(0);
+    expect(new Set(two.map((r) => r['sym']))).toEqual(new Set(['IBM', 'HPQ']));
+    expect(two.every((r) => (r['time'] as string) >= '2015-01-07T01:00' && (r['time'] as string) < '2015-01-07T02:00')).toBe(true);
+  });
+
+  it('guesses roles from the column names: trade holds price and size', () => {
+    const roles = rolesOf(source);
+    expect(roles.trades?.table.name).toBe('trade');
+    expect(roles.trades?.price).toBe('price');
+    expect(roles.trades?.size).toBe('size');
+    expect(roles.columns.get('trade')?.get('exchange')).toBe('ex');
+    // this copy's quote lacks bid and ask (README): the quotes are quote_iex's, which has them
+    expect(roles.quotes?.table.name).toBe('quote_iex');
+    expect(roles.columns.get('quote')?.get('bidSize')).toBe('bsize');
+  });
+});
+
+describe('a kdb+ 3.6 database written by q (advancedkdb)', () => {
+  const source = KdbSource.open(ADV);
+  const engine = new Engine([source]);
+
+  it('reads the time-of-day column as a timestamp of the partition date, keeping its name', () => {
+    const t = source.table('quote');
+    expect(t.timeColumn).toBe('time');
+    expect(t.columns.slice(0, 3)).toEqual([
+      { name: 'date', type: 'date' },
+      { name: 'sym', type: 'symbol' },
+      { name: 'time', type: 'timestamp' },
+    ]);
+    expect(source.partitionKeys('quote')).toEqual(['2019-06-24', '2019-06-25']);
+    const day = answer(engine, 'getTicks', { table: 'quote', startTS: '2019.06.24', endTS: '2019.06.25', columns: ['sym'] });
+    expect(day).toHaveLength(94);
+    expect(day[0]!['time']).toBe('2019-06-24T20:41:07.256366000');
+    expect(day[93]!['time']).toBe('2019-06-24T21:25:08.473157000');
+    const next = answer(engine, 'getTicks', { table: 'quote', startTS: '2019.06.25', endTS: '2019.06.26', columns: ['sym'] });
+    expect(next).toHaveLength(4832);
+    expect(next[0]!['time']).toBe('2019-06-25T20:11:01.932870000');
+    expect(next[4831]!['time']).toBe('2019-06-25T21:16:22.794100000');
+  });
+
+  it("getStats per day gives the README's sums of bidSize and bid", () => {
+    const stats = answer(engine, 'getStats', {
+      table: 'quote',
+      startTS: '2019.06.24',
+      endTS: '2019.06.26',
+      granularity: 1,
+      granularityUnit: 'day',
+      groupBy: [],
+      agg: { bs: ['sum', 'bidSize'], b: ['sum', 'bid'], n: ['count', 'i'] },
+    });
+    expect(stats.map((r) => [r['time'], r['bs'], r['n']])).toEqual([
+      ['2019-06-24T00:00:00.000000000', 45_842, 94],
+      ['2019-06-25T00:00:00.000000000', 2_436_853, 4832],
+    ]);
+    expect(stats[0]!['b'] as number).toBeCloseTo(17_159.788198, 5);
+    expect(stats[1]!['b'] as number).toBeCloseTo(863_109.24702, 4);
+  });
+
+  it('reads bid and statsTab, with the rows the README counts', () => {
+    const rows = (table: string, key: string): number | undefined => source.partition(table, key)?.rows;
+    expect([rows('bid', '2019-06-24'), rows('bid', '2019-06-25'), rows('statsTab', '2019-06-24'), rows('statsTab', '2019-06-25')]).toEqual([8, 534, 297, 18_320]);
+    const stats = answer(engine, 'getStats', { table: 'statsTab', startTS: '2019.06.24', endTS: '2019.06.26', groupBy: [], agg: { n: ['count', 'i'], v: ['sum', 'volume'] } });
+    expect(stats[0]!['n']).toBe(297 + 18_320);
+  });
+
+  it('guesses roles: trades the bid table (price and size), quotes the quote table', () => {
+    const roles = rolesOf(source);
+    expect(roles.trades?.table.name).toBe('bid');
+    expect(roles.quotes).toMatchObject({ bid: 'bid', ask: 'ask' });
+    expect(roles.quotes?.table.name).toBe('quote');
+    expect(Object.fromEntries(roles.columns.get('quote')!)).toEqual({ bid: 'bid', ask: 'ask', bidSize: 'bidSize', askSize: 'askSize', exchange: 'exchange' });
+  });
+});
+
+describe('folders that are not (yet) read', () => {
+  const { dir, done } = scratch();
+  afterAll(done);
+
+  it('says what it looked for, and what is not yet read', () => {
+    mkdirSync(join(dir, 'empty'));
+    expect(() => KdbSource.open(join(dir, 'empty'))).toThrow(/is not a kdb\+ database: expected partition folders \(YYYY\.MM\.DD\)/);
+    expect(() => KdbSource.open(join(dir, 'missing'))).toThrow(/no such folder/);
+    mkdirSync(join(dir, 'par'));
+    writeFileSync(join(dir, 'par', 'par.txt'), '/a\n');
+    expect(() => KdbSource.open(join(dir, 'par'))).toThrow(/segmented databases \(par\.txt\) are not yet read/);
+    mkdirSync(join(dir, 'month', '2024.03'), { recursive: true });
+    expect(() => KdbSource.open(join(dir, 'month'))).toThrow(/month, year and int partitions \(folder 2024\.03\) are not yet read/);
+    expect(() => KdbSource.open(ADV, { zone: 'Asia/Shanghai' })).toThrow(/zone Asia\/Shanghai: .* not yet read/);
+  });
+});

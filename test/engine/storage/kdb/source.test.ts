@@ -12,6 +12,7 @@ import { BlockCache } from '../../../../engine/storage/kdb/block-cache.js';
 import { KdbSource } from '../../../../engine/storage/kdb/source.js';
 import { rolesOf } from '../../../../engine/storage/source.js';
 import { ADV, scratch, TORQ } from './kdb-helpers.js';
+import { type KdbColumn, writeHdb } from './kdb-writer.js';
 
 const answer = (engine: Engine, op: string, args: Record<string, unknown>): Array<Record<string, unknown>> => JSON.parse(payloadJson(engine.call(op, args))) as Array<Record<string, unknown>>;
 
@@ -159,5 +160,82 @@ describe('folders that are not (yet) read', () => {
     mkdirSync(join(dir, 'month', '2024.03'), { recursive: true });
     expect(() => KdbSource.open(join(dir, 'month'))).toThrow(/month, year and int partitions \(folder 2024\.03\) are not yet read/);
     expect(() => KdbSource.open(ADV, { zone: 'Asia/Shanghai' })).toThrow(/zone Asia\/Shanghai: .* not yet read/);
+  });
+});
+
+describe('kdb+ databases written here (kdb-writer.ts)', () => {
+  const { dir, done } = scratch();
+  afterAll(done);
+  const ns = (t: string): bigint => BigInt(Date.parse(`${t}Z`)) * 1_000_000n;
+  const sym = (...v: string[]): KdbColumn => ({ type: 'symbol', values: v });
+  const time = (day: string, ...t: string[]): KdbColumn => ({ type: 'timestamp', values: t.map((x) => ns(`${day}T${x}`)) });
+  const float = (...v: number[]): KdbColumn => ({ type: 'float', values: v });
+  const trade = (ids: string[], times: string[], day = '2024-03-06'): Array<[string, KdbColumn]> => [
+    ['sym', sym(...ids)],
+    ['time', time(day, ...times)],
+    ['price', float(...ids.map((_, i) => i + 1))],
+  ];
+  const open = (name: string, partitions: Parameters<typeof writeHdb>[1], splayed?: Parameters<typeof writeHdb>[2]): KdbSource => {
+    writeHdb(join(dir, name), partitions, splayed);
+    return KdbSource.open(join(dir, name));
+  };
+  const ticks = (s: KdbSource, args: Record<string, unknown> = {}): string[] =>
+    answer(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.03.06', endTS: '2024.03.08', ...args }).map((r) => `${r['sym']} ${(r['time'] as string).slice(11, 19)} ${r['price']}`);
+
+  it('derives identifier runs without p# where the rows are grouped by identifier, each run in time order', () => {
+    const s = open('grouped', { '2024.03.06': { trade: trade(['A', 'A', 'B', 'B', 'B'], ['10:00:00', '11:00:00', '09:00:00', '10:30:00', '12:00:00']) } });
+    const p = s.partition('trade', '2024-03-06')!;
+    expect([...p.idRanges]).toEqual([['A', [0, 2]], ['B', [2, 5]]]);
+    expect(p.timeOrder?.()).toBeUndefined(); // read in place: the scan merges the runs
+    expect(ticks(s)).toEqual(['B 09:00:00 3', 'A 10:00:00 1', 'B 10:30:00 4', 'A 11:00:00 2', 'B 12:00:00 5']);
+    expect(ticks(s, { idList: ['A'] })).toEqual(['A 10:00:00 1', 'A 11:00:00 2']);
+  });
+
+  it('presents a partition with a run out of time order, or identifiers not grouped, in storage order through a row index', () => {
+    for (const [name, ids, times] of [
+      ['unsorted', ['A', 'A', 'B', 'B'], ['11:00:00', '10:00:00', '09:00:00', '12:00:00']],
+      ['interleaved', ['A', 'B', 'A', 'B'], ['10:00:00', '09:00:00', '11:00:00', '12:00:00']],
+    ] as const) {
+      const s = open(name, { '2024.03.06': { trade: trade([...ids], [...times]) } });
+      const p = s.partition('trade', '2024-03-06')!;
+      const runs = [...p.idRanges];
+      expect(runs.map(([id]) => id)).toEqual(['A', 'B']);
+      const t = p.column('time');
+      const symCol = p.column('sym');
+      if (t.type !== 'timestamp' || symCol.type !== 'symbol') throw new Error('types');
+      for (const [id, [a, b]] of runs) {
+        for (let i = a; i < b; i++) expect(symCol.dict.get(symCol.codes[i]!)).toBe(id);
+        for (let i = a + 1; i < b; i++) expect(t.data[i]! >= t.data[i - 1]!).toBe(true);
+      }
+      const all = ids.map((id, i) => `${id} ${times[i]} ${i + 1}`).sort((x, y) => (x.slice(2) < y.slice(2) ? -1 : 1));
+      expect(ticks(s)).toEqual(all);
+      expect(ticks(s, { idList: ['A'] })).toEqual(all.filter((r) => r.startsWith('A')));
+    }
+  });
+
+  it('reads a column a partition lacks as nulls, a timespan time column as a timestamp of its date, and a splayed root table whole', () => {
+    const s = open(
+      'mixed',
+      {
+        '2024.03.06': { trade: [...trade(['A', 'B'], ['10:00:00', '11:00:00']), ['size', { type: 'long', values: [5, 6] }]] },
+        '2024.03.07': { trade: trade(['A'], ['09:00:00'], '2024-03-07') },
+      },
+      { instruments: [['sym', sym('A', 'B')], ['sector', sym('Tech', 'Telecom')]] },
+    );
+    expect(s.table('trade').columns.map((c) => `${c.name}:${c.type}`)).toEqual(['date:date', 'sym:symbol', 'time:timestamp', 'price:float', 'size:long']);
+    const rows = answer(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.03.06', endTS: '2024.03.08', columns: ['size'] });
+    expect(rows.map((r) => r['size'])).toEqual([5, 6, null]);
+    const ref = s.table('instruments');
+    expect(ref.kind).toBe('reference');
+    expect(s.reference('instruments')?.rows).toBe(2);
+    expect(s.partitionKeys('instruments')).toEqual([]);
+    const quotes = open('timespan', {
+      '2024.03.06': { quote: [['sym', sym('A', 'A')], ['time', { type: 'timespan', values: [null, ns('1970-01-01T10:00:00')] }], ['bid', float(1, 2)], ['ask', float(2, 3)]] },
+    });
+    const q = quotes.partition('quote', '2024-03-06')!.column('time');
+    expect(q.type).toBe('timestamp');
+    expect((q as { data: BigInt64Array }).data[0]).toBe(-(2n ** 63n)); // a null stays null
+    expect((q as { data: BigInt64Array }).data[1]).toBe(ns('2024-03-06T10:00:00'));
+    expect(rolesOf(quotes).quotes?.table.name).toBe('quote');
   });
 });

@@ -50,6 +50,12 @@ export interface KdbSettings {
 /** The name of the virtual partition column of a date-partitioned database. */
 export const DATE_COLUMN = 'date';
 
+/**
+ * Partitions kept open (files, columns read whole) by recency: a query holds those it reads; others
+ * are opened again when asked for. Not bounded in bytes yet (a day of a wide table is held whole).
+ */
+const KEPT_PARTITIONS = 16;
+
 const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z']);
 
 /** Column names (lower case) -> the role they are guessed to play. */
@@ -137,7 +143,7 @@ export class KdbSource implements Source {
   readonly kind = 'kdb';
   readonly name: string;
   readonly config: Config;
-  private readonly domains: Domains;
+  private domains!: Domains;
   private readonly options: KdbReadOptions;
   private layout!: KdbLayout;
   private infos = new Map<string, KdbTableInfo>();
@@ -159,7 +165,6 @@ export class KdbSource implements Source {
     }
     this.name = settings.name ?? basename(dir);
     this.options = settings.read ?? {};
-    this.domains = new Domains(dir, this.options);
     this.scan();
     const config = settings.config ?? defaultConfig();
     this.config = config.roles ? config : { ...config, roles: guessRoles(this.current) };
@@ -227,23 +232,25 @@ export class KdbSource implements Source {
   private scan(): void {
     const layout = scanLayout(this.dir);
     this.seen = this.rootEntries();
+    // q appends to sym at each save: the domains are read again, and the partitions opened again over them
+    this.domains = new Domains(this.dir, this.options);
+    this.parts.clear();
     const infos = new Map<string, KdbTableInfo>();
     for (const [name, parts] of layout.tables) infos.set(name, partitionedTable(name, parts.map((p) => join(p.dir, name)), this.domains, this.options));
     for (const [name, dir] of layout.splayed) infos.set(name, referenceTable(name, dir, this.domains, this.options));
-    // keep opened partitions whose table reads as before
-    for (const [k, part] of this.parts) {
-      const table = k.slice(0, k.indexOf('\0'));
-      if (JSON.stringify(infos.get(table)?.schema) !== JSON.stringify(this.infos.get(table)?.schema) || !part) this.parts.delete(k);
-    }
     this.layout = layout;
     this.infos = infos;
     this.current = { tables: new Map([...infos].map(([n, i]) => [n, i.schema])) };
   }
 
+  /** A partition, kept among the most recently used (its open files and the columns read whole). */
   private opened(table: string, dir: string, days: number | undefined): KdbPartition {
     const k = `${table}\0${dir}`;
     let p = this.parts.get(k);
-    if (!p) this.parts.set(k, (p = new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options)));
+    if (p) this.parts.delete(k);
+    else p = new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options);
+    this.parts.set(k, p);
+    while (this.parts.size > KEPT_PARTITIONS) this.parts.delete(this.parts.keys().next().value!);
     return p;
   }
 }

@@ -238,4 +238,14 @@ describe('kdb+ databases written here (kdb-writer.ts)', () => {
     expect((q as { data: BigInt64Array }).data[1]).toBe(ns('2024-03-06T10:00:00'));
     expect(rolesOf(quotes).quotes?.table.name).toBe('quote');
   });
+
+  it('finds partitions q adds (and the names it appends to sym) when refreshed', () => {
+    const day1 = { trade: trade(['A'], ['10:00:00']) };
+    const s = open('growing', { '2024.03.06': day1 });
+    expect(s.partitionKeys('trade')).toEqual(['2024-03-06']);
+    expect(ticks(s)).toEqual(['A 10:00:00 1']);
+    writeHdb(join(dir, 'growing'), { '2024.03.06': day1, '2024.03.07': { trade: trade(['C', 'B'], ['09:00:00', '09:00:01'], '2024-03-07') } });
+    expect(ticks(s)).toEqual(['A 10:00:00 1', 'C 09:00:00 1', 'B 09:00:01 2']); // a query refreshes its source first
+    expect(s.partitionKeys('trade')).toEqual(['2024-03-06', '2024-03-07']);
+  });
 });

@@ -10,6 +10,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Table } from '../engine/core/table.js';
+import { Database } from '../engine/storage/database.js';
 import { Engine } from '../engine/engine.js';
 import { kdbDate, nextDate } from './case-query.js';
 
@@ -21,7 +22,7 @@ const collect = (): void => {
 };
 
 const input = JSON.parse(process.argv[2]!) as { db: string; date: string };
-const engine = Engine.open([input.db]);
+const engine = new Engine([Database.open(input.db)]);
 const partition = engine.defaultDatabase.partition('Trade', input.date);
 if (!partition) throw new Error(`bench/memory: no Trade partition ${input.date}`);
 // column files are named <column>.<kind>; the rest (_meta.json and any other partition-level file) is not column data

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const settings = { ...loadSettings({ env: {} }), workers: Math.max(1, input.workers), maxRunningQueries: Math.max(1, input.workers) };
   const before = await rss();
   if (input.workers === 0) {
-    const init: WorkerInit = { dbs: [input.db], settings, cancel: new SharedArrayBuffer(8), flow: new SharedArrayBuffer(8) };
+    const init: WorkerInit = { dbs: [{ dir: input.db }], settings, cancel: new SharedArrayBuffer(8), flow: new SharedArrayBuffer(8) };
     const worker = new Worker(workerScript(), { workerData: init });
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (m: WorkerMessage) => {

@@ -29,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
     options: { ...cmd.options, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,
+    tokens: true,
   };
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    return await cmd.run(parsed.values as Record<string, unknown>, parsed.positionals);
+    return await cmd.run(parsed.values as Record<string, unknown>, parsed.positionals, parsed.tokens);
   } catch (e) {
     const err = asTickscopeError(e);
     console.error(`tickscope ${name}: ${err.message}`);

@@ -3,7 +3,8 @@
  * heavy package (the HTTP server, Arrow, the CSV parser) load their module when they run, so `call`
  * and `--help` do not pay for loading packages they never use (~180 ms).
  */
-import type { ParseArgsConfig } from 'node:util';
+import type { parseArgs, ParseArgsConfig } from 'node:util';
+import { join, resolve } from 'node:path';
 import { readFileSync, writeSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { asTickscopeError, TickscopeError } from '../engine/core/errors.js';
@@ -14,6 +15,7 @@ import { OpenFiles } from '../engine/storage/stored-column.js';
 import { withStreamedFiles } from '../engine/core/query-hooks.js';
 import { writeResultParquet } from '../engine/output/parquet.js';
 import { Database } from '../engine/storage/database.js';
+import type { MountSpec } from '../engine/storage/mount.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_IPC_PORT, DEFAULT_GATEWAY_PORT, DEFAULT_REALM } from '../engine/gateway/defaults.js';
 
@@ -25,10 +27,15 @@ export interface Command {
   readonly summary: string;
   readonly help: string;
   readonly options: Options;
-  run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
+  /** `tokens`: the options in the order given (which --db a --kdb-settings follows). */
+  run(values: Record<string, unknown>, positionals: string[], tokens?: readonly ParseToken[]): Promise<number>;
 }
 
+type ParseToken = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
 const dbOption = { db: { type: 'string', multiple: true } } as const satisfies Options;
+/** The commands that read databases in place also mount kdb+ ones, each with its settings file after its --db. */
+const mountOptions = { ...dbOption, 'kdb-settings': { type: 'string', multiple: true } } as const satisfies Options;
 const settingsOptions = { config: { type: 'string' }, workers: { type: 'string' } } as const satisfies Options;
 
 /** The process settings: --config FILE (else tickscope.json in the user data folder), TICKSCOPE_* variables, flags. */
@@ -47,6 +54,37 @@ function dbDirs(values: Record<string, unknown>, cmd: string): string[] {
   const dirs = (values['db'] as string[] | undefined) ?? [];
   if (dirs.length === 0) throw new TickscopeError('badRequest', `--db DIR is required (the database folder ${cmd} works on)`);
   return dirs;
+}
+
+/**
+ * The databases to mount: each --db in order, a --kdb-settings FILE applying to the --db before it
+ * (SPEC 11). A settings file with no --db before it, or two for one --db, is a usage error.
+ */
+function dbMounts(values: Record<string, unknown>, cmd: string, tokens: readonly ParseToken[] = []): MountSpec[] {
+  dbDirs(values, cmd);
+  const mounts: Array<{ dir: string; kdbSettings?: string }> = [];
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.value === undefined) continue;
+    if (t.name === 'db') mounts.push({ dir: t.value });
+    else if (t.name === 'kdb-settings') {
+      const last = mounts[mounts.length - 1];
+      if (!last) throw new TickscopeError('badRequest', `--kdb-settings ${t.value}: give it after the --db DIR of the kdb+ database it is for`);
+      if (last.kdbSettings) throw new TickscopeError('badRequest', `--kdb-settings ${t.value}: --db ${last.dir} already has --kdb-settings ${last.kdbSettings}`);
+      last.kdbSettings = t.value;
+    }
+  }
+  return mounts.length > 0 ? mounts : ((values['db'] as string[]).map((dir) => ({ dir })));
+}
+
+/** A database a command writes: a kdb+ folder is refused, naming it (SPEC 11: read in place, never written). */
+async function writableDir(values: Record<string, unknown>, cmd: string): Promise<string> {
+  const [dir] = dbDirs(values, cmd);
+  const { databaseKindAt } = await import('../engine/storage/mount.js');
+  if (databaseKindAt(dir!) === 'kdb') {
+    const { readOnlyError } = await import('../engine/storage/source.js');
+    throw new TickscopeError('requirement', readOnlyError({ name: resolve(dir!), kind: 'kdb' }));
+  }
+  return dir!;
 }
 
 function intOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
@@ -139,11 +177,11 @@ export const COMMANDS: readonly Command[] = [
     ].join('\n'),
     options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' } },
     async run(values) {
-      const [dir] = dbDirs(values, 'import');
+      const dir = await writableDir(values, 'import');
       const table = values['table'] as string | undefined;
       const file = values['file'] as string | undefined;
       if (!table || !file) throw new TickscopeError('badRequest', 'import needs --table NAME and --file PATH');
-      const db = Database.open(dir!);
+      const db = Database.open(dir);
       const tz = values['tz'] as string | undefined;
       const { importFile } = await import('../engine/storage/import.js');
       const report = importFile(db, table, file, tz ? { tz } : {});
@@ -161,10 +199,10 @@ export const COMMANDS: readonly Command[] = [
     ].join('\n'),
     options: dbOption,
     async run(values) {
-      const [dir] = dbDirs(values, 'migrate');
+      const dir = await writableDir(values, 'migrate');
       const { migrateDatabase } = await import('../engine/storage/migrate.js');
       const started = performance.now();
-      const report = migrateDatabase(dir!, (msg) => process.stderr.write(`${msg}\n`));
+      const report = migrateDatabase(dir, (msg) => process.stderr.write(`${msg}\n`));
       if (report.folders === 0 && report.from === STORAGE_FORMAT) {
         console.log(`${dir} is already in storage format ${STORAGE_FORMAT}; nothing to do`);
         return 0;
@@ -200,6 +238,29 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'info',
+    usage: 'info --db DIR [--kdb-settings FILE] [--db DIR ...] [--format text|json]',
+    summary: 'Describe a database of either kind: tables, rows per partition, columns and types, roles, what is missing where.',
+    help: [
+      'A Tickscope database from its partition metadata; a kdb+ database from its files\' headers and trailers',
+      '(each column\'s q type, compression and attribute, and the partitions where its file is missing).',
+      'No column is read.',
+      '--kdb-settings FILE  a kdb+ database\'s settings (docs/kdb.md), after its --db',
+      '--format json        the report as JSON (default text)',
+    ].join('\n'),
+    options: { ...mountOptions, format: { type: 'string' } },
+    async run(values, _positionals, tokens) {
+      const format = (values['format'] as string | undefined) ?? 'text';
+      if (format !== 'text' && format !== 'json') throw new TickscopeError('badRequest', `--format: ${JSON.stringify(format)} is not a report format; expected text or json`);
+      const { openMount } = await import('../engine/storage/mount.js');
+      const { databaseInfo, formatDatabaseInfo } = await import('../engine/storage/info.js');
+      const reports = dbMounts(values, 'info', tokens).map((m) => databaseInfo(openMount(m)));
+      if (format === 'json') process.stdout.write(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
+      else process.stdout.write(reports.map(formatDatabaseInfo).join('\n'));
+      return 0;
+    },
+  },
+  {
     name: 'call',
     usage: "call --db DIR [--db DIR ...] [--format json|csv|arrow|parquet] OPERATION 'JSON BODY'",
     summary: 'Run an operation and print its result: the JSON response the REST gateway would give, or CSV, Arrow or Parquet.',
@@ -216,15 +277,15 @@ export const COMMANDS: readonly Command[] = [
       'Exit status 1 when the response is an error: the JSON error envelope on standard output for json,',
       'the error on standard error for the others.',
     ].join('\n'),
-    options: { ...dbOption, format: { type: 'string' } },
-    async run(values, positionals) {
+    options: { ...mountOptions, format: { type: 'string' } },
+    async run(values, positionals, tokens) {
       const [operation, body] = positionals;
       const format = (values['format'] as string | undefined) ?? 'json';
       if (!OUTPUT_FORMATS.includes(format as OutputFormat)) {
         throw new TickscopeError('badRequest', `--format: ${JSON.stringify(format)} is not an output format; expected one of ${OUTPUT_FORMATS.join(', ')}`);
       }
       if (!operation) throw new TickscopeError('badRequest', "call needs OPERATION and 'JSON BODY'");
-      const dirs = dbDirs(values, 'call');
+      const dirs = dbMounts(values, 'call', tokens);
       const req = requestInfo(operation);
       let started = false;
       let helpers: RenderHelpers | null = null;
@@ -293,18 +354,23 @@ export const COMMANDS: readonly Command[] = [
       '--config FILE  process settings (workers, limits, timeouts; docs/configuration.md)',
       '--workers N    query worker threads (default the core count)',
     ].join('\n'),
-    options: { ...dbOption, ...settingsOptions, port: { type: 'string' }, host: { type: 'string' } },
-    async run(values) {
-      const dirs = dbDirs(values, 'serve');
-      const [{ serve }, { QueryService }] = await Promise.all([import('../engine/server/serve.js'), import('../engine/service/query-service.js')]);
-      const service = await QueryService.start(dirs, await processSettings(values), 'browser');
+    options: { ...mountOptions, ...settingsOptions, port: { type: 'string' }, host: { type: 'string' } },
+    async run(values, _positionals, tokens) {
+      const dirs = dbMounts(values, 'serve', tokens);
+      const [{ serve }, { QueryService }, { REMEMBERED_FILE }, { userDataDir }] = await Promise.all([
+        import('../engine/server/serve.js'),
+        import('../engine/service/query-service.js'),
+        import('../engine/service/databases.js'),
+        import('../engine/service/user-data.js'),
+      ]);
+      // the databases opened from the app last time come back after these
+      const service = await QueryService.start(dirs, await processSettings(values), 'browser', { remember: join(userDataDir(), REMEMBERED_FILE) });
       const server = await serve(service, {
         port: intOption(values, 'port', 0) ?? 8750,
         host: (values['host'] as string | undefined) ?? '127.0.0.1',
       });
       console.log(`Tickscope is serving ${service.databases.map((d) => d.name).join(', ')} at ${server.url} (${service.executor.settings.workers} query worker${service.executor.settings.workers === 1 ? '' : 's'})`);
       const { startEmbeddedGateway } = await import('../engine/gateway/embedded.js');
-      const { userDataDir } = await import('../engine/service/user-data.js');
       const gateway = await startEmbeddedGateway(service, service.executor.settings, userDataDir());
       if (gateway) console.log(gateway.summary);
       await server.closed;
@@ -331,7 +397,7 @@ export const COMMANDS: readonly Command[] = [
       '--config FILE, --workers N   process settings (docs/configuration.md)',
     ].join('\n'),
     options: {
-      ...dbOption,
+      ...mountOptions,
       ...settingsOptions,
       host: { type: 'string' },
       port: { type: 'string' },
@@ -346,8 +412,8 @@ export const COMMANDS: readonly Command[] = [
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
     },
-    async run(values) {
-      const dirs = dbDirs(values, 'gateway');
+    async run(values, _positionals, tokens) {
+      const dirs = dbMounts(values, 'gateway', tokens);
       const host = (values['host'] as string | undefined) ?? DEFAULT_GATEWAY_HOST;
       const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
       const cert = values['tls-cert'] as string | undefined;
@@ -456,11 +522,11 @@ export const COMMANDS: readonly Command[] = [
       'Without --db the app uses the demo database in your user data folder, creating it on first launch.',
       '--port N   port for the browser fallback (default 8750)',
     ].join('\n'),
-    options: { ...dbOption, ...settingsOptions, port: { type: 'string' } },
-    async run(values) {
+    options: { ...mountOptions, ...settingsOptions, port: { type: 'string' } },
+    async run(values, _positionals, tokens) {
       const { startApp } = await import('./start.js');
       return startApp({
-        dbs: (values['db'] as string[] | undefined) ?? [],
+        dbs: values['db'] ? dbMounts(values, 'start', tokens) : [],
         port: intOption(values, 'port', 0) ?? 8750,
         settings: await processSettings(values, true),
         ...(typeof values['config'] === 'string' ? { config: values['config'] } : {}),

@@ -8,17 +8,17 @@ import { join } from 'node:path';
 import { type BackendApi, type ChartRequest, EXPORT_FORMATS } from '../engine/contract.js';
 import { checkValueBounds } from '../engine/core/bounded-input.js';
 import { TickscopeError } from '../engine/core/errors.js';
-import { Engine } from '../engine/engine.js';
 import { startEmbeddedGateway } from '../engine/gateway/embedded.js';
-import { Executor } from '../engine/executor/executor.js';
 import type { ProcessSettings } from '../engine/executor/settings.js';
 import { QueryService } from '../engine/service/query-service.js';
+import { REMEMBERED_FILE } from '../engine/service/databases.js';
+import type { MountSpec } from '../engine/storage/mount.js';
 import type { BrowserWindowLike, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from './electron-api.js';
 import { INVOKE_CHANNELS, MENU_CHANNEL, type MenuCommand } from './ipc-contract.js';
 
 export interface DesktopOptions {
-  /** Database folders to mount; empty means the demo database. */
-  readonly dbs: readonly string[];
+  /** Database folders to mount (a kdb+ one with its settings file); empty means the demo database. */
+  readonly dbs: ReadonlyArray<string | MountSpec>;
   /** Folder holding preload.cjs (dist/electron). */
   readonly electronDir: string;
   /** Folder holding the built renderer (dist/renderer). */
@@ -85,7 +85,8 @@ export function ipcHandlers(
   service: () => Promise<QueryService>,
   saveDialog: (suggested: string) => Promise<string | undefined>,
   startup: () => string | null = () => null,
-): { [K in keyof BackendApi]: (...args: unknown[]) => Promise<unknown> } {
+  folderDialog: (title: string) => Promise<string | undefined> = () => Promise.resolve(undefined),
+): { [K in keyof BackendApi]-?: (...args: unknown[]) => Promise<unknown> } {
   return {
     info: async () => (await service()).info(),
     // answered while the engine is still starting (info waits until it is ready)
@@ -106,6 +107,10 @@ export function ipcHandlers(
     addConnection: async (spec) => (await service()).addConnection(spec),
     useConnection: async (id) => (await service()).useConnection(id),
     removeConnection: async (id) => (await service()).removeConnection(id),
+    // Open database…: a Tickscope database or a kdb+ one, remembered for the next launch
+    openDatabase: async (spec) => (await service()).openDatabase(spec),
+    closeDatabase: async (name) => (await service()).closeDatabase(str(name, 'name')),
+    pickFolder: async (title) => (await folderDialog(typeof title === 'string' && title ? title : 'Open database')) ?? null,
     exportCsv: async (resultId, suggested, format, exportId) => {
       const fmt = EXPORT_FORMATS.find((f) => f === (format ?? 'csv'));
       if (!fmt) throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected ${EXPORT_FORMATS.join(', ')}`);
@@ -148,7 +153,8 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   const ready: Promise<QueryService> = (async () => {
     const dbs = opts.dbs.length > 0 ? [...opts.dbs] : [await opts.ensureDemo((msg) => (starting = msg))];
     // the main process only relays: queries run on the executor's workers
-    const service = new QueryService(Engine.open(dbs), await Executor.start(dbs, opts.settings), 'electron');
+    // the databases opened from the app last time come back after these
+    const service = await QueryService.start(dbs, opts.settings, 'electron', { remember: join(opts.userDataDir, REMEMBERED_FILE) });
     app.on('will-quit', () => void service.close());
     // the gateway setting: the same engine served on loopback to scripts and q sessions
     const gateway = await startEmbeddedGateway(service, opts.settings, opts.userDataDir);
@@ -200,6 +206,10 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       return r.canceled ? undefined : r.filePath;
     },
     () => starting,
+    async (title) => {
+      const r = await dialog.showOpenDialog(window, { title, properties: ['openDirectory'] });
+      return r.canceled ? undefined : r.filePaths[0];
+    },
   );
   for (const method of Object.keys(INVOKE_CHANNELS) as Array<keyof BackendApi>) {
     const channel = INVOKE_CHANNELS[method];

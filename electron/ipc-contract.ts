@@ -21,6 +21,9 @@ export const INVOKE_CHANNELS = {
   addConnection: 'tickscope:add-connection',
   useConnection: 'tickscope:use-connection',
   removeConnection: 'tickscope:remove-connection',
+  openDatabase: 'tickscope:open-database',
+  closeDatabase: 'tickscope:close-database',
+  pickFolder: 'tickscope:pick-folder',
 } as const satisfies Record<keyof BackendApi, string>;
 
 /** Main -> renderer: a menu command ("run", "export"). */

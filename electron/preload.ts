@@ -32,6 +32,9 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   addConnection: (spec) => ipcRenderer.invoke(INVOKE_CHANNELS.addConnection, spec),
   useConnection: (id) => ipcRenderer.invoke(INVOKE_CHANNELS.useConnection, id),
   removeConnection: (id) => ipcRenderer.invoke(INVOKE_CHANNELS.removeConnection, id),
+  openDatabase: (spec) => ipcRenderer.invoke(INVOKE_CHANNELS.openDatabase, spec),
+  closeDatabase: (name) => ipcRenderer.invoke(INVOKE_CHANNELS.closeDatabase, name),
+  pickFolder: (title) => ipcRenderer.invoke(INVOKE_CHANNELS.pickFolder, title),
   onMenu: (listener) => {
     ipcRenderer.on(MENU_CHANNEL, (_event, cmd: MenuCommand) => listener(cmd));
   },

@@ -63,6 +63,10 @@ export interface SummaryFunctionInfo {
 
 export interface AssemblyInfo {
   readonly name: string;
+  /** What kind of database it is (a kdb+ one is read in place, read-only); absent from a gateway that does not say. */
+  readonly kind?: 'tickscope' | 'kdb' | 'memory';
+  /** Writes (order analytics, imports) are refused; absent: not said. */
+  readonly readOnly?: boolean;
   readonly tables: readonly TableInfo[];
   /** Names of the filter rules configured in this database's config.json. */
   readonly filterRules: readonly string[];
@@ -127,6 +131,27 @@ export interface ConnectionInfo {
   readonly clientId?: string;
   /** Where scripts reach this connection: what "Copy as" writes (absent from an older backend). */
   readonly gateway?: GatewayAccess;
+  /** The embedded engine's databases, in the order mounted (absent for a remote). */
+  readonly databases?: readonly MountedDatabase[];
+}
+
+/** A database folder the embedded engine has mounted (an assembly). */
+export interface MountedDatabase {
+  readonly name: string;
+  readonly dir: string;
+  readonly kind: 'tickscope' | 'kdb' | 'memory';
+  readonly readOnly: boolean;
+  /** The settings file of a kdb+ database (SPEC 11), or null. */
+  readonly kdbSettings: string | null;
+  /** Opened from the app (Open database…): remembered for the next launch, and closable. */
+  readonly opened: boolean;
+}
+
+/** A database folder to open (Open database…): a Tickscope database or a kdb+ one, told apart by its contents. */
+export interface OpenDatabaseSpec {
+  readonly dir: string;
+  /** A kdb+ database's settings file (SPEC 11). */
+  readonly kdbSettings?: string;
 }
 
 /** A remote gateway to connect to (SPEC 7): the secret stays on the app's backend, never in the page after this call. */
@@ -246,6 +271,12 @@ export interface BackendApi {
   addConnection(spec: RemoteConnectionSpec): Promise<readonly ConnectionInfo[]>;
   useConnection(id: string): Promise<readonly ConnectionInfo[]>;
   removeConnection(id: string): Promise<readonly ConnectionInfo[]>;
+  /** Mounts a database folder on the embedded engine (remembered for the next launch) and makes the embedded engine active. */
+  openDatabase(spec: OpenDatabaseSpec): Promise<readonly ConnectionInfo[]>;
+  /** Unmounts a database opened from the app (and forgets it). */
+  closeDatabase(name: string): Promise<readonly ConnectionInfo[]>;
+  /** A folder chosen in the desktop's dialog (null: cancelled); absent in the browser, which types a path. */
+  pickFolder?(title: string): Promise<string | null>;
 }
 
 /** The file formats a result exports to. */

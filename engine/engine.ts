@@ -12,37 +12,58 @@ import { OPERATION_REGISTRY } from './operations/index.js';
 import type { Operation } from './operations/operation.js';
 import { scope } from './registry/args.js';
 import type { Registry } from './registry/register.js';
-import { Database } from './storage/database.js';
+import { type Mounted, type MountOptions, type MountSpec, openMount } from './storage/mount.js';
 import { resolveRoles } from './storage/roles.js';
 import type { Source } from './storage/source.js';
 
 /** `S`: the kind of source it mounts (the served app mounts databases, which its workers open by folder). */
 export class Engine<S extends Source = Source> {
-  private readonly byName: ReadonlyMap<string, S>;
+  private readonly byName = new Map<string, S>();
+  private readonly mounted: S[] = [];
 
   constructor(
-    readonly databases: readonly S[],
+    databases: readonly S[],
     /** The operations it dispatches to (the four of INTERFACE 4; a test may give a registry of its own). */
     private readonly operations: Registry<Operation> = OPERATION_REGISTRY,
   ) {
     if (databases.length === 0) throw new TickscopeError('badDatabase', 'no database mounted; give --db DIR');
-    const byName = new Map<string, S>();
-    for (const db of databases) {
-      if (byName.has(db.name)) {
-        throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
-      }
-      byName.set(db.name, db);
-      db.checkConfig((config, where) => {
-        checkSummaryFunctions(db.schema, config, where);
-        resolveRoles(db.schema, config.roles, where);
-      });
-    }
-    this.byName = byName;
+    for (const db of databases) this.mount(db);
   }
 
-  /** Opens database folders (each an assembly named by its folder). */
-  static open(dirs: readonly string[], operations: Registry<Operation> = OPERATION_REGISTRY): Engine<Database> {
-    return new Engine(dirs.map((d) => Database.open(d)), operations);
+  /** Opens database folders, each an assembly named by its folder: Tickscope databases or kdb+ ones (storage/mount.ts). */
+  static open(dirs: ReadonlyArray<string | MountSpec>, operations: Registry<Operation> = OPERATION_REGISTRY, opts: MountOptions = {}): Engine<Mounted> {
+    return new Engine(
+      dirs.map((d) => openMount(typeof d === 'string' ? { dir: d } : d, opts)),
+      operations,
+    );
+  }
+
+  /** The mounted databases, in the order mounted. */
+  get databases(): readonly S[] {
+    return this.mounted;
+  }
+
+  /** Mounts another database (the app's Open database…); its name must be new. */
+  mount(db: S): void {
+    if (this.byName.has(db.name)) {
+      throw new TickscopeError('badDatabase', `two databases are named ${db.name}; assemblies are named by folder, so mount folders with different names`);
+    }
+    db.checkConfig((config, where) => {
+      checkSummaryFunctions(db.schema, config, where);
+      resolveRoles(db.schema, config.roles, where);
+    });
+    this.byName.set(db.name, db);
+    this.mounted.push(db);
+  }
+
+  /** Unmounts a database by name (the app's Close); the first mounted stays. */
+  unmount(name: string): S {
+    const db = this.byName.get(name);
+    if (!db) throw new TickscopeError('unknownAssembly', `${name} is not a mounted database; mounted: ${[...this.byName.keys()].join(', ')}`);
+    if (db === this.mounted[0]) throw new TickscopeError('badRequest', `${name} is the first database mounted (the default assembly); it stays mounted`);
+    this.byName.delete(name);
+    this.mounted.splice(this.mounted.indexOf(db), 1);
+    return db;
   }
 
   /** The default assembly (the first mounted). */

@@ -6,6 +6,7 @@
  * (parts.ts) and the results the workers hold (results.ts). Each worker holds the results of the
  * queries it ran; paging, charting, Arrow and CSV of a result run in its worker too.
  */
+import type { MountSpec } from '../storage/mount.js';
 import type { ChartRequest, ExportFormat, Header, PageResponse, RunResponse } from '../contract.js';
 import type { TickscopeError } from '../core/errors.js';
 import type { QueryResult } from '../core/result.js';
@@ -51,7 +52,7 @@ export class Executor {
   private readonly results: HeldResults;
 
   private constructor(
-    readonly dbs: readonly string[],
+    dbs: readonly MountSpec[],
     readonly settings: ProcessSettings,
     options: ExecutorOptions,
   ) {
@@ -76,11 +77,33 @@ export class Executor {
     this.results = new HeldResults(this.pool);
   }
 
-  /** Starts the workers over these database folders; resolves once they have opened them. */
-  static async start(dbs: readonly string[], settings: ProcessSettings, options: ExecutorOptions = {}): Promise<Executor> {
-    const ex = new Executor(dbs, settings, options);
+  /** Starts the workers over these database folders (or mounts); resolves once they have opened them. */
+  static async start(dbs: ReadonlyArray<string | MountSpec>, settings: ProcessSettings, options: ExecutorOptions = {}): Promise<Executor> {
+    const ex = new Executor(
+      dbs.map((d) => (typeof d === 'string' ? { dir: d } : d)),
+      settings,
+      options,
+    );
     await ex.pool.start();
     return ex;
+  }
+
+  /** The databases the workers open (in the order mounted). */
+  get dbs(): readonly MountSpec[] {
+    return this.pool.mounts;
+  }
+
+  /**
+   * Mounts a database on every worker (and those started later). The caller has opened it already
+   * (its errors said there); a worker that fails to open it answers its queries on it with the error.
+   */
+  mount(spec: MountSpec): void {
+    this.pool.mount(spec);
+  }
+
+  /** Unmounts a database (its assembly name and folder) on every worker; results held from it stay until released. */
+  unmount(name: string, dir: string): void {
+    this.pool.unmount(name, dir);
   }
 
   /**

@@ -9,7 +9,8 @@ import { MessageChannel, Worker, type WorkerOptions } from 'node:worker_threads'
 import { type ErrorKindName, TickscopeError } from '../core/errors.js';
 import { builtScript } from '../parallel/built-script.js';
 import { type Call, flagStop, idle, settle, type Slot, stoppedError, unsendable } from './calls.js';
-import { CANCELLED, type CallMessage, type PartsLine, type StoreLine, type StoreRequest, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import { CANCELLED, type CallMessage, type MountMessage, type PartsLine, type StoreLine, type StoreRequest, type WorkerInit, type WorkerMessage, type WorkerMethod } from './protocol.js';
+import type { MountSpec } from '../storage/mount.js';
 import type { ProcessSettings } from './settings.js';
 
 /** The built query worker script (see builtScript). */
@@ -42,13 +43,42 @@ export class WorkerPool {
   /** Set by close(): workers that end are not replaced. */
   closing = false;
 
+  /** The databases every worker opens: those it starts with, then those mounted later. */
+  private readonly dbs: MountSpec[];
+
   constructor(
-    private readonly dbs: readonly string[],
+    dbs: readonly MountSpec[],
     private readonly settings: ProcessSettings,
     private readonly events: PoolEvents,
     private readonly script: string = workerScript(),
     private readonly startWorker: StartWorker = (script, options) => new Worker(script, options),
-  ) {}
+  ) {
+    this.dbs = [...dbs];
+  }
+
+  get mounts(): readonly MountSpec[] {
+    return this.dbs;
+  }
+
+  /** Mounts a database on every worker; workers started later open it with the rest. */
+  mount(spec: MountSpec): void {
+    this.dbs.push(spec);
+    this.tell({ kind: 'mount', spec });
+  }
+
+  /** Unmounts the database of this assembly name and folder on every worker. */
+  unmount(name: string, dir: string): void {
+    const i = this.dbs.findIndex((d) => d.dir === dir);
+    if (i >= 0) this.dbs.splice(i, 1);
+    this.tell({ kind: 'unmount', name });
+  }
+
+  /** A message to every worker, the spare too (a worker still starting reads it after its init). */
+  private tell(m: MountMessage): void {
+    for (const s of [...this.slots, ...(this.reserve ? [this.reserve] : [])]) {
+      if (!s.retired) s.worker.postMessage(m);
+    }
+  }
 
   /** Starts the workers; resolves once they have opened their databases (the spare then starts). */
   async start(): Promise<void> {
@@ -153,7 +183,7 @@ export class WorkerPool {
   private spawn(): Slot {
     const cancel = new SharedArrayBuffer(8);
     const flow = new SharedArrayBuffer(8);
-    const init: WorkerInit = { dbs: this.dbs, settings: this.settings, cancel, flow };
+    const init: WorkerInit = { dbs: [...this.dbs], settings: this.settings, cancel, flow };
     const slot: Slot = { worker: undefined as unknown as Worker, flags: new Int32Array(cancel), flowCount: new Int32Array(flow), init, calls: new Map(), query: null, ready: Promise.resolve(), isReady: false, part: null };
     this.attach(slot);
     return slot;
@@ -180,7 +210,8 @@ export class WorkerPool {
     const parts: PartsLine = { port: channel.port2, signal: new SharedArrayBuffer(4) };
     slot.partsPort = { port: channel.port1, signal: new Int32Array(parts.signal) };
     channel.port1.unref();
-    const worker = this.startWorker(this.script, { workerData: { ...slot.init, store, parts }, transferList: [store.port, parts.port] });
+    // a replacement opens the databases mounted now, not those of its slot's first worker
+    const worker = this.startWorker(this.script, { workerData: { ...slot.init, dbs: [...this.dbs], store, parts }, transferList: [store.port, parts.port] });
     slot.worker = worker;
     let readyResolve!: () => void;
     let readyReject!: (e: unknown) => void;

@@ -1,4 +1,5 @@
 /** Messages between the executor (the serving thread) and its query workers. */
+import type { MountSpec } from '../storage/mount.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorKindName } from '../core/errors.js';
 import type { PartRequest } from '../core/query-hooks.js';
@@ -38,7 +39,8 @@ export type StoreRequest =
 
 /** What a worker is started with. */
 export interface WorkerInit {
-  readonly dbs: readonly string[];
+  /** The databases mounted when it starts (storage/mount.ts); later ones come as mount messages. */
+  readonly dbs: readonly MountSpec[];
   readonly settings: ProcessSettings;
   readonly store?: StoreLine;
   readonly parts?: PartsLine;
@@ -59,6 +61,9 @@ export interface WorkerInit {
  * `part` (one part of a split query, taken whole).
  */
 export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release';
+
+/** Mounts or unmounts a database on a running worker (the app's Open database…, Close). */
+export type MountMessage = { readonly kind: 'mount'; readonly spec: MountSpec } | { readonly kind: 'unmount'; readonly name: string };
 
 export interface CallMessage {
   readonly kind: 'call';

@@ -12,17 +12,18 @@ import { Engine } from '../engine.js';
 import type { EnvelopeRequest } from '../session/envelope.js';
 import type { RemoteResultMeta } from '../session/remote-result.js';
 import { Session } from '../session/session.js';
-import { Database } from '../storage/database.js';
+import { type Mounted, openMount } from '../storage/mount.js';
 import { CallRunner, type Method, Sent, whole } from './worker-call.js';
 import { partsFor, useExecutorStore } from './worker-lines.js';
-import type { CallMessage, WorkerInit, WorkerMessage, WorkerMethod } from './protocol.js';
+import type { CallMessage, MountMessage, WorkerInit, WorkerMessage, WorkerMethod } from './protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
 
 // column files are shared with the other workers, through the executor
 useExecutorStore(init);
-const engine = new Engine(init.dbs.map((d) => Database.open(d, { cacheBytes: init.settings.cacheBytes })));
+const open = (spec: (typeof init.dbs)[number]): Mounted => openMount(spec, { cacheBytes: init.settings.cacheBytes });
+const engine = new Engine(init.dbs.map(open));
 const session = new Session(engine, { maxResultBytes: init.settings.maxResultBytes, renderThreads: init.settings.workers });
 
 /** What each call does with its params: the session's methods (protocol.ts: WorkerMethod). */
@@ -54,7 +55,27 @@ const METHODS: { readonly [M in WorkerMethod]: Method } = {
 
 const calls = new CallRunner(init, (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer));
 
-port.on('message', (m: CallMessage) => {
+/**
+ * A database mounted or unmounted while this worker runs. The main thread opened it first (its errors
+ * were said there); one that fails here now (its folder changed since) is left out, and a query
+ * naming it answers that it is not mounted.
+ */
+function mounts(m: MountMessage): void {
+  if (m.kind === 'unmount') {
+    if (engine.databases.some((d) => d.name === m.name)) engine.unmount(m.name);
+    return;
+  }
+  // a worker started after the mount opened it with the rest
+  if (engine.databases.some((d) => d.dir === m.spec.dir)) return;
+  try {
+    engine.mount(open(m.spec));
+  } catch {
+    // see above
+  }
+}
+
+port.on('message', (m: CallMessage | MountMessage) => {
+  if (m.kind === 'mount' || m.kind === 'unmount') return mounts(m);
   if (m.kind !== 'call') return;
   const method: Method =
     METHODS[m.method] ??

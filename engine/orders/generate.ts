@@ -73,6 +73,8 @@ type GenerateArgs = ArgsFor<
 
 /** Runs generateOrderAnalytics against one database: computes, commits and returns the rows. */
 export function generateOrderAnalytics(db: Source, args: GenerateArgs): QueryResult {
+  // a write aimed at a read-only source is refused first, naming it (SPEC 11), whatever else is wrong
+  if (!isWritable(db)) throw new TickscopeError('requirement', `generateOrderAnalytics: ${readOnlyError(db)}`);
   const window = generateWindow(args);
   const sourceName = args.must('table');
   const source = db.table(sourceName);
@@ -82,7 +84,6 @@ export function generateOrderAnalytics(db: Source, args: GenerateArgs): QueryRes
     }
   }
   if (!db.schema.tables.has('OrderAnalytics')) throw new TickscopeError('requirement', `generateOrderAnalytics: ${db.name} has no OrderAnalytics table to write to`);
-  if (!isWritable(db)) throw new TickscopeError('requirement', `generateOrderAnalytics: ${readOnlyError(db)}`);
   const batch = args.get('instrumentBatchSz'); // at least 1: the declaration's range (decoded)
   const regen = args.get('regenExistingIDs') === true || db.config.mapToCompositeTicker;
 

@@ -125,6 +125,21 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
       return fail(reply, e);
     }
   });
+  // Open database…: a folder on this machine (the browser types its path), mounted as another assembly
+  app.post('/app/api/databases', async (req, reply) => {
+    try {
+      return service.openDatabase(req.body);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.delete('/app/api/databases/:name', async (req, reply) => {
+    try {
+      return service.closeDatabase((req.params as { name: string }).name);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
   app.post('/app/api/run', async (req, reply) => {
     const body = req.body as { operation?: unknown; args?: unknown; queryId?: unknown } | undefined;
     if (!body || typeof body.operation !== 'string' || (body.queryId !== undefined && typeof body.queryId !== 'string')) {

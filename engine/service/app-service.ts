@@ -4,6 +4,7 @@
  * backends go through QueryService, which runs queries and their results on the executor's workers
  * and answers metadata from one of these.
  */
+import { isWritable } from '../storage/source.js';
 import type { AppInfo, AssemblyInfo, SummaryFunctionInfo, TableInfo } from '../contract.js';
 import type { Engine } from '../engine.js';
 import { OPERATIONS } from '../operations/index.js';
@@ -75,6 +76,8 @@ export class AppService extends Session {
         db.refresh();
         return {
           name: db.name,
+          kind: db.kind,
+          readOnly: !isWritable(db),
           tables: [...db.schema.tables.keys()].map((n) => tableInfo(db, n)),
           filterRules: Object.keys(db.config.filterRules),
           summaryFunctions: summaryFunctionInfo(db),

@@ -5,6 +5,7 @@
  * else the commands that start `tickscope gateway` on the same databases (and make a client when the
  * clients file has none) with the ports and realm those commands then use. Never a secret.
  */
+import type { MountSpec } from '../storage/mount.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +48,7 @@ function clientsOf(file: string): readonly StoredClient[] {
  * that start `tickscope gateway` over `dirs` with the app's clients file (`clients.json` in the user
  * data folder, which the app's own gateway reads too) at its default ports.
  */
-export function embeddedAccess(dirs: readonly string[], served: ServedGateway | null, userData: string): GatewayAccess {
+export function embeddedAccess(dirs: readonly MountSpec[], served: ServedGateway | null, userData: string): GatewayAccess {
   const clientsFile = join(userData, 'clients.json');
   if (served?.rest?.tokenUrl) {
     served.clients?.refresh();
@@ -63,7 +64,7 @@ export function embeddedAccess(dirs: readonly string[], served: ServedGateway | 
     q: served?.q ?? { host: DEFAULT_GATEWAY_HOST, port: DEFAULT_GATEWAY_IPC_PORT, tls: false },
     clientId: existing ?? SUGGESTED_CLIENT_ID,
     start: {
-      gateway: `${cli} gateway ${dirs.map((d) => `--db ${shellWord(resolve(d))}`).join(' ')} --clients ${shellWord(clientsFile)}`,
+      gateway: `${cli} gateway ${dirs.map((d) => `--db ${shellWord(resolve(d.dir))}${d.kdbSettings ? ` --kdb-settings ${shellWord(d.kdbSettings)}` : ''}`).join(' ')} --clients ${shellWord(clientsFile)}`,
       ...(existing ? {} : { addClient: `${cli} clients add --clients ${shellWord(clientsFile)} --id ${SUGGESTED_CLIENT_ID} --scopes fsi.read,fsi.generate` }),
       clientsFile,
     },

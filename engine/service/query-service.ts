@@ -5,17 +5,18 @@
  */
 import { estimateRows } from './cost-estimate.js';
 import { randomUUID } from 'node:crypto';
-import type { AppInfo, ChartRequest, ConnectionInfo, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
+import type { AppInfo, ChartRequest, ConnectionInfo, MountedDatabase, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import type { ServedGateway } from '../gateway/host.js';
 import { Engine } from '../engine.js';
-import type { Database } from '../storage/database.js';
+import { type Mounted, type MountSpec, openMount, specOf } from '../storage/mount.js';
 import { Executor } from '../executor/executor.js';
 import type { ProcessSettings } from '../executor/settings.js';
 import { AppService, VERSION } from './app-service.js';
 import { embeddedAccess } from './gateway-access.js';
 import { RemoteGateway } from './remote.js';
+import { checkOpenSpec, mountedInfo, readRemembered, writeRemembered } from './databases.js';
 import { userDataDir } from './user-data.js';
 
 const EMBEDDED = 'embedded';
@@ -29,22 +30,101 @@ export class QueryService {
   private readonly remoteQueries = new Map<string, { readonly controller: AbortController; readonly started: number }>();
   /** The gateway this process serves on this engine, if any (getMeta advertises its q port; Copy as names it). */
   private served: ServedGateway | null = null;
+  /** Databases opened from the app (by folder), in the order opened: remembered in `remember`, and closable. */
+  private readonly opened: MountSpec[] = [];
 
   constructor(
-    /** Databases (folders): its workers open them by folder. */
-    private readonly engine: Engine<Database>,
+    /** Databases (folders): its workers open them by their specs. */
+    private readonly engine: Engine<Mounted>,
     readonly executor: Executor,
     private readonly mode: 'electron' | 'browser',
+    /** Where the databases opened from the app are remembered (user data's databases.json); null: not remembered. */
+    private readonly remember: string | null = null,
   ) {
     this.meta = new AppService(engine, mode);
     // small queries first: their rows estimated here from the partitions' metadata
     executor.estimator = (operation, args) => estimateRows(engine, operation, args);
   }
 
-  /** Opens the databases here (metadata) and starts the executor's workers over them. */
-  static async start(dirs: readonly string[], settings: ProcessSettings, mode: 'electron' | 'browser'): Promise<QueryService> {
+  /**
+   * Opens the databases here (metadata) and starts the executor's workers over them; with `remember`,
+   * the databases opened from the app last time are mounted after them.
+   */
+  static async start(dirs: ReadonlyArray<string | MountSpec>, settings: ProcessSettings, mode: 'electron' | 'browser', opts: { remember?: string } = {}): Promise<QueryService> {
     const engine = Engine.open(dirs);
-    return new QueryService(engine, await Executor.start(engine.databases.map((d) => d.dir), settings), mode);
+    const service = new QueryService(engine, await Executor.start(engine.databases.map(specOf), settings), mode, opts.remember ?? null);
+    if (opts.remember) service.mountRemembered(opts.remember);
+    return service;
+  }
+
+  /** Mounts the databases opened last time; one that cannot be opened now is said and kept in the list. */
+  private mountRemembered(file: string): void {
+    for (const spec of readRemembered(file)) {
+      try {
+        if (!this.engine.databases.some((d) => d.dir === spec.dir)) this.mountSpec(spec);
+        this.opened.push(spec);
+      } catch (e) {
+        this.opened.push(spec);
+        console.error(`tickscope: the database ${spec.dir} opened last time cannot be opened now (${asTickscopeError(e).message}); it stays in the list`);
+      }
+    }
+  }
+
+  private mountSpec(spec: MountSpec): Mounted {
+    const db = openMount(spec);
+    this.engine.mount(db);
+    this.executor.mount(specOf(db));
+    return db;
+  }
+
+  /**
+   * Opens a database folder (a Tickscope database or a kdb+ one) as another assembly of the embedded
+   * engine, which becomes the active connection; remembered for the next launch. A folder already
+   * mounted is only made active.
+   */
+  openDatabase(spec: unknown): ConnectionInfo[] {
+    const s = checkOpenSpec(spec);
+    if (!this.engine.databases.some((d) => d.dir === s.dir)) {
+      try {
+        this.mountSpec(s);
+      } catch (e) {
+        const err = asTickscopeError(e);
+        if (err.message.startsWith('two databases are named')) {
+          throw new TickscopeError('badRequest', `${s.dir}: a database named ${err.message.split(' ')[4]} is mounted already; assemblies are named by folder (a kdb+ database's settings may give it another "name")`);
+        }
+        throw err;
+      }
+      this.opened.push(s);
+      this.save();
+    }
+    this.active = EMBEDDED;
+    return this.connections();
+  }
+
+  /** Closes a database opened from the app (its held results stay until released) and forgets it. */
+  closeDatabase(name: unknown): ConnectionInfo[] {
+    const db = this.engine.databases.find((d) => d.name === name);
+    const i = db ? this.opened.findIndex((o) => o.dir === db.dir) : this.opened.findIndex((o) => o.dir === name);
+    if (i < 0) {
+      const closable = this.opened.map((o) => this.engine.databases.find((d) => d.dir === o.dir)?.name ?? o.dir);
+      throw new TickscopeError('badRequest', `close database: ${JSON.stringify(name)} was not opened from the app${closable.length ? `; expected one of ${closable.join(', ')}` : ' (none was)'}; databases given with --db stay mounted`);
+    }
+    if (db) {
+      this.engine.unmount(db.name);
+      this.executor.unmount(db.name, db.dir);
+    }
+    this.opened.splice(i, 1);
+    this.save();
+    return this.connections();
+  }
+
+  private save(): void {
+    if (this.remember) writeRemembered(this.remember, this.opened);
+  }
+
+  /** The embedded engine's databases, in the order mounted. */
+  private mountedList(): MountedDatabase[] {
+    return this.engine.databases.map((d) => mountedInfo(d, this.opened.some((o) => o.dir === d.dir)));
   }
 
   /**
@@ -69,11 +149,8 @@ export class QueryService {
       kind: 'embedded',
       url: null,
       active: this.active === EMBEDDED,
-      gateway: embeddedAccess(
-        this.engine.databases.map((d) => d.dir),
-        this.served,
-        userDataDir(),
-      ),
+      gateway: embeddedAccess(this.engine.databases.map(specOf), this.served, userDataDir()),
+      databases: this.mountedList(),
     };
     return [
       embedded,
@@ -110,7 +187,7 @@ export class QueryService {
   }
 
   /** The mounted databases (assemblies). */
-  get databases(): Engine<Database>['databases'] {
+  get databases(): Engine<Mounted>['databases'] {
     return this.engine.databases;
   }
 

@@ -86,13 +86,18 @@ export const DEMO_SUMMARY_FUNCTIONS: Readonly<Record<string, SummaryFunction>> =
   executionShortfallVW: fn(['wavg', 'executedValue', 'executionShortfall'], 'bps', 'high', 'executionShortfall weighted by executed value.'),
 };
 
+/** SPEC 3.2's trade analytics over a trades table's price and size columns. */
+export function tradeAnalyticsOf(price: string, size: string): Readonly<Record<string, ParseTree>> {
+  return {
+    vwap: ['wavg', size, price],
+    turnover: ['sum', ['*', price, size]],
+    twap: ['%', ['+', ['+', ['first', price], ['max', price]], ['+', ['min', price], ['last', price]]], 4],
+    tradeCount: ['count', price],
+  };
+}
+
 /** The configured Trade analytics of SPEC 3.2. */
-export const STANDARD_TRADE_ANALYTICS: Readonly<Record<string, ParseTree>> = {
-  vwap: ['wavg', 'volume', 'price'],
-  turnover: ['sum', ['*', 'price', 'volume']],
-  twap: ['%', ['+', ['+', ['first', 'price'], ['max', 'price']], ['+', ['min', 'price'], ['last', 'price']]], 4],
-  tradeCount: ['count', 'price'],
-};
+export const STANDARD_TRADE_ANALYTICS: Readonly<Record<string, ParseTree>> = tradeAnalyticsOf('price', 'volume');
 
 /** The config a new database starts with. */
 export function defaultConfig(): Config {

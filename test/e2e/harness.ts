@@ -23,7 +23,8 @@ export interface App {
 
 function startServer(db: string): Promise<{ proc: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // its own user data folder: the databases it opens are remembered there, not in the user's
+    const proc = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TICKSCOPE_HOME: join(db, '..', 'home') } });
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AppInfo, RunResponse } from '../../engine/contract.js';
+import type { AppInfo, ConnectionInfo, RunResponse } from '../../engine/contract.js';
 import type { BrowserWindowOptions, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from '../../electron/electron-api.js';
 import { startDesktop } from '../../electron/desktop.js';
 import { INVOKE_CHANNELS, MENU_CHANNEL } from '../../electron/ipc-contract.js';
@@ -28,6 +28,9 @@ function mockElectron(savePath: string | undefined) {
     openHandler: undefined as undefined | ((d: { url: string }) => { action: string }),
     navigate: undefined as undefined | ((e: { preventDefault(): void }, url: string) => void),
     messages: [] as Array<{ title: string; detail: string }>,
+    /** The folder the open dialog answers (undefined: cancelled), and the titles it was shown with. */
+    folder: undefined as string | undefined,
+    opened: [] as string[],
   };
   class BrowserWindow {
     readonly webContents = {
@@ -57,6 +60,7 @@ function mockElectron(savePath: string | undefined) {
     ipcMain: { handle: (channel, listener) => void calls.handlers.set(channel, listener) },
     dialog: {
       showSaveDialog: () => Promise.resolve(savePath ? { canceled: false, filePath: savePath } : { canceled: true }),
+      showOpenDialog: (_w, o) => Promise.resolve(void calls.opened.push(o.title)).then(() => (calls.folder ? { canceled: false, filePaths: [calls.folder] } : { canceled: true, filePaths: [] })),
       showErrorBox: () => undefined,
       showMessageBox: (o) => Promise.resolve(void calls.messages.push({ title: o.title, detail: o.detail })),
     },
@@ -72,7 +76,7 @@ const TRADES = csv(['eventTimestamp', 'instrumentID', 'price', 'volume'], [
   ['2024.03.06D14:30:00.000000001', 'MSFT', '401.25', '7'],
 ]);
 
-async function start(savePath?: string, dbs?: string[], over: Partial<ReturnType<typeof loadSettings>> = {}) {
+async function start(savePath?: string, dbs?: string[], over: Partial<ReturnType<typeof loadSettings>> = {}, userDataDir = '/home/u/.config/Tickscope') {
   const { electron, calls } = mockElectron(savePath);
   let demoCalls = 0;
   const demoDb = makeDb({ Trade: TRADES }, 'demo');
@@ -80,7 +84,7 @@ async function start(savePath?: string, dbs?: string[], over: Partial<ReturnType
     dbs: dbs ?? [],
     electronDir: '/app/dist/electron',
     rendererDir: '/app/dist/renderer',
-    userDataDir: '/home/u/.config/Tickscope',
+    userDataDir,
     ensureDemo: async () => {
       demoCalls++;
       return demoDb.dir;
@@ -189,6 +193,24 @@ describe('desktop app (electron mocked)', () => {
     const given = await start(undefined, [other.dir]);
     expect(given.demoCalls()).toBe(0);
     expect(((await given.invoke(INVOKE_CHANNELS.info)) as AppInfo).assemblies.map((a) => a.name)).toEqual(['research']);
+  });
+
+  it('opens a kdb+ database from the folder dialog, remembered in the user data folder', async () => {
+    const home = tempDir();
+    const { invoke, calls } = await start(undefined, undefined, {}, home);
+    // the dialog cancelled: nothing chosen
+    expect(await invoke(INVOKE_CHANNELS.pickFolder, 'Open database')).toBeNull();
+    calls.folder = join(process.cwd(), 'test/fixtures/kdb-advancedkdb/hdb');
+    expect(await invoke(INVOKE_CHANNELS.pickFolder, 'Open database')).toBe(calls.folder);
+    expect(calls.opened).toEqual(['Open database', 'Open database']);
+    const connections = (await invoke(INVOKE_CHANNELS.openDatabase, { dir: calls.folder })) as ConnectionInfo[];
+    expect(connections[0]!.databases!.map((d) => [d.name, d.kind, d.opened])).toEqual([['demo', 'tickscope', false], ['hdb', 'kdb', true]]);
+    const r = (await invoke(INVOKE_CHANNELS.run, 'getTicks', { scope: { assembly: 'hdb' }, table: 'bid', startTS: '2019.06.24D00:00:00', endTS: '2019.06.25D00:00:00' })) as RunResponse;
+    // README: 2019.06.24 bid 8 rows
+    expect(r.ok && r.rows).toBe(8);
+    expect(JSON.parse(readFileSync(join(home, 'databases.json'), 'utf8'))).toEqual({ databases: [{ dir: calls.folder }] });
+    await expect(invoke(INVOKE_CHANNELS.closeDatabase, 7)).rejects.toThrow(/name: 7 is not a string/);
+    expect(((await invoke(INVOKE_CHANNELS.closeDatabase, 'hdb')) as ConnectionInfo[])[0]!.databases!.map((d) => d.name)).toEqual(['demo']);
   });
 
   it('runs queries, pages rows and validates handler input', async () => {

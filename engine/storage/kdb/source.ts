@@ -23,7 +23,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ColumnType } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import type { ColumnDef } from '../../core/table.js';
-import { type Config, defaultConfig } from '../config.js';
+import { type Config, defaultConfig, tradeAnalyticsOf } from '../config.js';
 import type { RowSource } from '../row-source.js';
 import type { ColumnRole, RolesConfig } from '../roles.js';
 import { defaultIdColumn, type Schema, type TableSchema } from '../schema.js';
@@ -41,8 +41,17 @@ export interface KdbSettings {
   readonly name?: string;
   /** The zone the database's dates and times are wall-clock times of (IANA name); only UTC is read yet. */
   readonly zone?: string;
-  /** The config.json items of SPEC 3.2; roles left null are guessed from column names. */
+  /** Aliases: a table's name on disk -> the name it is shown and queried by (`trade` -> `Trade`). */
+  readonly tables?: Readonly<Record<string, string>>;
+  /** A table's time column (by its shown or disk name), where the first timestamp column is not it. */
+  readonly timeColumns?: Readonly<Record<string, string>>;
+  /**
+   * The config.json items of SPEC 3.2; roles left null are guessed from column names, and the trades
+   * table's named analytics (vwap, turnover, twap, tradeCount) made from its roles unless given.
+   */
   readonly config?: Config;
+  /** The settings file these came from (workers open the database again by it; info and the app name it). */
+  readonly file?: string;
   /** How files are read (the decompressed-block cache). */
   readonly read?: KdbReadOptions;
 }
@@ -113,13 +122,27 @@ function columnsOf(name: string, dirs: readonly string[], domains: Domains, opti
 }
 
 /** A partitioned table's schema and how its columns map to files (SPEC 11's time and identifier columns). */
-function partitionedTable(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions): KdbTableInfo {
+function partitionedTable(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions, chosen?: { column: string; where: string }): KdbTableInfo {
   const own = columnsOf(name, dirs, domains, options);
   if (own.some((c) => c.name === DATE_COLUMN)) {
     throw new TickscopeError('badDatabase', `kdb+ table ${dirs[0]}: a column named ${DATE_COLUMN}, the name of the virtual partition column`);
   }
-  const stamp = own.find((c) => c.type === 'timestamp');
-  const ofDay = stamp ? undefined : own.find((c) => c.type === 'timespan');
+  let stamp = own.find((c) => c.type === 'timestamp');
+  let ofDay = stamp ? undefined : own.find((c) => c.type === 'timespan');
+  if (chosen && chosen.column !== DATE_COLUMN) {
+    const c = own.find((d) => d.name === chosen.column);
+    if (!c || (c.type !== 'timestamp' && c.type !== 'timespan')) {
+      const fits = own.filter((d) => d.type === 'timestamp' || d.type === 'timespan').map((d) => d.name);
+      throw new TickscopeError(
+        'badConfig',
+        `${chosen.where}: timeColumns.${name} ${JSON.stringify(chosen.column)} is ${c ? `a ${c.type} column` : 'not a column of the table'}; expected a timestamp or time-of-day column (${[DATE_COLUMN, ...fits].join(', ')})`,
+      );
+    }
+    stamp = c.type === 'timestamp' ? c : undefined;
+    ofDay = c.type === 'timespan' ? c : undefined;
+  } else if (chosen) {
+    stamp = ofDay = undefined;
+  }
   const timeColumn = stamp?.name ?? ofDay?.name ?? DATE_COLUMN;
   const columns: ColumnDef[] = [
     { name: DATE_COLUMN, type: timeColumn === DATE_COLUMN ? 'timestamp' : 'date' },
@@ -139,6 +162,19 @@ function referenceTable(name: string, dir: string, domains: Domains, options: Kd
   return { schema: { name, kind: 'reference', columns, idColumn: defaultIdColumn(columns), foreignKeys: {} } };
 }
 
+/**
+ * The named analytics of the trades table (SPEC 3.2's vwap, turnover, twap, tradeCount), written with
+ * its price and size roles: what the standard Trade table has, for a table whose columns are named otherwise.
+ */
+function tradeAnalytics(schema: Schema, roles: RolesConfig): Config['analytics'] { // not an argument: a config item
+  const table = roles.trades;
+  const cols = table ? roles.columns?.[table] : undefined;
+  const price = cols?.price;
+  const size = cols?.size;
+  if (!table || !price || !size || !schema.tables.has(table)) return {};
+  return { [table]: tradeAnalyticsOf(price, size) };
+}
+
 export class KdbSource implements Source {
   readonly kind = 'kdb';
   readonly name: string;
@@ -151,11 +187,16 @@ export class KdbSource implements Source {
   /** The root's entries when last scanned (a refresh that finds the same skips the rest). */
   private seen = '';
   private readonly parts = new Map<string, KdbPartition>();
+  /** A table's shown name -> its name on disk (the settings' aliases). */
+  private onDisk = new Map<string, string>();
+  /** The settings file, if any (workers and the app's remembered connections open the database again by it). */
+  readonly settingsFile: string | undefined;
 
   private constructor(
     readonly dir: string,
-    settings: KdbSettings,
+    private readonly settings: KdbSettings,
   ) {
+    this.settingsFile = settings.file;
     const zone = settings.zone ?? 'UTC';
     if (!UTC_NAMES.has(zone)) {
       throw new TickscopeError(
@@ -166,8 +207,10 @@ export class KdbSource implements Source {
     this.name = settings.name ?? basename(dir);
     this.options = settings.read ?? {};
     this.scan();
-    const config = settings.config ?? defaultConfig();
-    this.config = config.roles ? config : { ...config, roles: guessRoles(this.current) };
+    // the standard tables' analytics are not this database's: the trades table's come from its roles
+    const config = settings.config ?? { ...defaultConfig(), analytics: {} };
+    const roles = config.roles ?? guessRoles(this.current);
+    this.config = { ...config, roles, analytics: { ...tradeAnalytics(this.current, roles), ...config.analytics } };
   }
 
   /** Opens a kdb+ database folder (recognised by its layout; an error says what was looked for). */
@@ -188,18 +231,46 @@ export class KdbSource implements Source {
   }
 
   partitionKeys(table: string): string[] {
-    return (this.layout.tables.get(table) ?? []).map((p) => p.key);
+    return (this.layout.tables.get(this.disk(table)) ?? []).map((p) => p.key);
   }
 
   partition(table: string, key: string): RowSource | undefined {
-    const p = this.layout.tables.get(table)?.find((x) => x.key === key);
+    const p = this.layout.tables.get(this.disk(table))?.find((x) => x.key === key);
     if (!p) return undefined;
-    const part = this.opened(table, join(p.dir, table), p.days);
-    return part.rows > 0 ? part : undefined;
+    // a listed key always has its partition, empty or not (an empty table's folder is a partition of no rows)
+    return this.opened(table, join(p.dir, this.disk(table)), p.days);
+  }
+
+  /** A table's folders: each partition's (key, folder), or the root table's (key null). */
+  folders(table: string): Array<{ readonly key: string | null; readonly dir: string }> {
+    const disk = this.disk(table);
+    const root = this.layout.splayed.get(disk);
+    if (root) return [{ key: null, dir: root }];
+    return (this.layout.tables.get(disk) ?? []).map((p) => ({ key: p.key, dir: join(p.dir, disk) }));
+  }
+
+  /** The database's domains (`sym`...), shared by its enumerated columns. */
+  get domainFiles(): Domains {
+    return this.domains;
+  }
+
+  /** How files are read (the block cache). */
+  get readOptions(): KdbReadOptions {
+    return this.options;
+  }
+
+  /** The zone its dates and times are wall-clock times of. */
+  get zone(): string {
+    return this.settings.zone ?? 'UTC';
+  }
+
+  /** The folder name on disk of a table (its alias undone). */
+  disk(table: string): string {
+    return this.onDisk.get(table) ?? table;
   }
 
   reference(table: string): RowSource | undefined {
-    const dir = this.layout.splayed.get(table);
+    const dir = this.layout.splayed.get(this.disk(table));
     if (!dir) return undefined;
     const part = this.opened(table, dir, undefined);
     return part.rows > 0 ? part : undefined;
@@ -235,9 +306,36 @@ export class KdbSource implements Source {
     // q appends to sym at each save: the domains are read again, and the partitions opened again over them
     this.domains = new Domains(this.dir, this.options);
     this.parts.clear();
+    const where = `kdb+ settings ${this.settings.file ?? `of ${this.dir}`}`;
+    const aliases = this.settings.tables ?? {};
+    const onDisk = new Map<string, string>();
+    const all = [...layout.tables.keys(), ...layout.splayed.keys()];
+    for (const [disk, shown] of Object.entries(aliases)) {
+      if (!all.includes(disk)) throw new TickscopeError('badConfig', `${where}: tables.${disk}: no table ${disk} in ${this.dir}; its tables are ${all.join(', ')}`);
+      if (all.includes(shown) && shown !== disk && !(shown in aliases)) {
+        throw new TickscopeError('badConfig', `${where}: tables.${disk}: ${shown} is already the name of a table on disk; alias it too, or choose another name`);
+      }
+    }
+    const shownName = (disk: string): string => aliases[disk] ?? disk;
+    const times = this.settings.timeColumns ?? {};
+    for (const t of Object.keys(times)) {
+      if (!all.includes(t) && !all.some((d) => shownName(d) === t)) throw new TickscopeError('badConfig', `${where}: timeColumns.${t}: no table ${t}; its tables are ${all.map(shownName).join(', ')}`);
+    }
     const infos = new Map<string, KdbTableInfo>();
-    for (const [name, parts] of layout.tables) infos.set(name, partitionedTable(name, parts.map((p) => join(p.dir, name)), this.domains, this.options));
-    for (const [name, dir] of layout.splayed) infos.set(name, referenceTable(name, dir, this.domains, this.options));
+    const add = (disk: string, info: (name: string) => KdbTableInfo): void => {
+      const name = shownName(disk);
+      if (infos.has(name)) throw new TickscopeError('badConfig', `${where}: two tables are shown as ${name}`);
+      onDisk.set(name, disk);
+      infos.set(name, info(name));
+    };
+    for (const [disk, parts] of layout.tables) {
+      add(disk, (name) => {
+        const column = times[name] ?? times[disk];
+        return partitionedTable(name, parts.map((p) => join(p.dir, disk)), this.domains, this.options, column === undefined ? undefined : { column, where });
+      });
+    }
+    for (const [disk, dir] of layout.splayed) add(disk, (name) => referenceTable(name, dir, this.domains, this.options));
+    this.onDisk = onDisk;
     this.layout = layout;
     this.infos = infos;
     this.current = { tables: new Map([...infos].map(([n, i]) => [n, i.schema])) };

@@ -52,6 +52,8 @@ export function httpBackend(): BackendApi {
     addConnection: (spec) => json<ConnectionInfo[]>('app/api/connections', { method: 'POST', body: JSON.stringify(spec) }),
     useConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}/use`, { method: 'POST', body: '{}' }),
     removeConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    openDatabase: (spec) => json<ConnectionInfo[]>('app/api/databases', { method: 'POST', body: JSON.stringify(spec) }),
+    closeDatabase: (name) => json<ConnectionInfo[]>(`app/api/databases/${encodeURIComponent(name)}`, { method: 'DELETE' }),
     exportCsv: async (resultId, suggestedName, format = 'csv', exportId): Promise<ExportResult> => {
       // A plain link download: the browser streams the file to disk without holding it in the page.
       const a = document.createElement('a');

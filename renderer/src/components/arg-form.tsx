@@ -11,7 +11,7 @@ import { textArg } from '../form/args';
 import { asCurl, asQ, asRestJson } from '../form/copy-as';
 import { unknownValues } from '../form/form-check';
 import type { FormValue, FormValues } from '../form/values';
-import { buildArgs } from '../store/request';
+import { requestArgs } from '../store/request';
 import { currentForm, operationSpec, tablesOf, useStore } from '../store/store';
 import { isBlockWidget, Widget, type WidgetProps } from './widgets/widget';
 
@@ -73,10 +73,12 @@ function ArgRow(props: WidgetProps & { readonly mark?: string | undefined }): Re
 }
 
 function Preview({ op, values }: { readonly op: OperationSpec; readonly values: FormValues }): React.JSX.Element {
+  const info = useStore((s) => s.info);
+  const assembly = useStore((s) => s.assembly);
   let body: string;
   let bad = false;
   try {
-    body = JSON.stringify(buildArgs(op, values));
+    body = JSON.stringify(requestArgs(op, values, { info, assembly }));
   } catch (e) {
     body = (e as Error).message;
     bad = true;
@@ -95,11 +97,13 @@ function Preview({ op, values }: { readonly op: OperationSpec; readonly values: 
 /** Copies the request as REST JSON, curl commands or a q expression (the secret never written). */
 function CopyAs({ op, values }: { readonly op: OperationSpec; readonly values: FormValues }): React.JSX.Element {
   const connection = useStore((s) => s.info?.connection);
+  const info = useStore((s) => s.info);
+  const assembly = useStore((s) => s.assembly);
   const [copied, setCopied] = useState<string | null>(null);
   const copy = (what: string, text: string): void => {
     void copyText(text).then((ok) => setCopied(ok ? `copied as ${what}` : 'the browser refused the clipboard'));
   };
-  const args = (): Record<string, unknown> => buildArgs(op, values);
+  const args = (): Record<string, unknown> => requestArgs(op, values, { info, assembly });
   return (
     <div className="copy-as">
       <span className="muted">Copy as</span>

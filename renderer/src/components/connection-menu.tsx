@@ -5,17 +5,16 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RemoteConnectionSpec } from '../../../engine/contract';
+import { backend } from '../backend';
+import { embeddedDatabases } from '../store/connection-slice';
 import { useStore } from '../store/store';
 
 const ADD = '__add';
+const OPEN = '__open';
+const CLOSE = '__close:';
 
-function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
-  const addConnection = useStore((s) => s.addConnection);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
-  // the dialog is the innermost thing: Escape closes it and goes no further (wherever focus is)
+/** Escape closes a dialog and goes no further (wherever focus is). */
+function useEscape(onClose: () => void): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.key !== 'Escape') return;
@@ -26,6 +25,80 @@ function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
   }, [onClose]);
+}
+
+/**
+ * Open database…: a folder holding a Tickscope database or a kdb+ one (told apart by its contents),
+ * and a kdb+ database's settings file. The desktop browses for the folder; the browser types the path
+ * of a folder on the machine the engine runs on.
+ */
+function OpenDatabaseDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
+  const openDatabase = useStore((s) => s.openDatabase);
+  const [dir, setDir] = useState('');
+  const [settings, setSettings] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  useEscape(onClose);
+  const pick = backend().pickFolder;
+  const submit = async (e: React.FormEvent<HTMLFormElement>): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    const failed = await openDatabase({ dir: dir.trim(), ...(settings.trim() ? { kdbSettings: settings.trim() } : {}) });
+    setBusy(false);
+    if (failed) setError(failed);
+    else onClose();
+  };
+  return (
+    <div className="modal-backdrop">
+      <form className="modal" role="dialog" aria-modal="true" aria-label="Open a database" data-testid="open-db-dialog" onSubmit={(e) => void submit(e)}>
+        <h2>Open a database</h2>
+        <p className="muted">
+          A Tickscope database or a kdb+ database (an HDB: date partitions, splayed tables, a <code>sym</code> file), read in place and never written. It is added beside the
+          databases already open and opened again at the next launch.
+        </p>
+        <label>
+          <span>Folder</span>
+          <span className="path-field">
+            <input ref={first} name="dir" required value={dir} onChange={(e) => setDir(e.target.value)} placeholder="/data/hdb" autoComplete="off" spellCheck={false} data-testid="open-db-dir" />
+            {pick && (
+              <button type="button" onClick={() => void pick.call(backend(), 'Open database').then((p) => p && setDir(p))}>
+                Browse…
+              </button>
+            )}
+          </span>
+        </label>
+        <label title="kdb+ only: its zone, time columns, table aliases and column roles (docs/kdb.md)">
+          <span>kdb+ settings</span>
+          <input name="kdbSettings" value={settings} onChange={(e) => setSettings(e.target.value)} placeholder="optional: settings.json" autoComplete="off" spellCheck={false} data-testid="open-db-settings" />
+        </label>
+        {error && (
+          <p className="error-text" role="alert" data-testid="open-db-error">
+            {error}
+          </p>
+        )}
+        <div className="modal-buttons">
+          <button type="button" onClick={onClose}>
+            Cancel <kbd>Esc</kbd>
+          </button>
+          <button type="submit" className="primary" disabled={busy || dir.trim() === ''} data-testid="open-db-submit">
+            {busy ? 'Opening…' : 'Open'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
+  const addConnection = useStore((s) => s.addConnection);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  // the dialog is the innermost thing
+  useEscape(onClose);
   const submit = async (e: React.FormEvent<HTMLFormElement>): Promise<void> => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -94,9 +167,13 @@ function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
 export function ConnectionMenu(): React.JSX.Element | null {
   const connections = useStore((s) => s.connections);
   const useConnection = useStore((s) => s.useConnection);
+  const closeDatabase = useStore((s) => s.closeDatabase);
   const running = useStore((s) => s.running);
   const [adding, setAdding] = useState(false);
+  const [opening, setOpening] = useState(false);
   const close = useCallback(() => setAdding(false), []);
+  const closeOpen = useCallback(() => setOpening(false), []);
+  const closable = embeddedDatabases(connections).filter((d) => d.opened);
   if (connections.length === 0) return null;
   const active = connections.find((c) => c.active)?.id ?? 'embedded';
   return (
@@ -108,8 +185,11 @@ export function ConnectionMenu(): React.JSX.Element | null {
           value={active}
           disabled={running}
           onChange={(e) => {
-            if (e.target.value === ADD) setAdding(true);
-            else void useConnection(e.target.value);
+            const v = e.target.value;
+            if (v === ADD) setAdding(true);
+            else if (v === OPEN) setOpening(true);
+            else if (v.startsWith(CLOSE)) void closeDatabase(v.slice(CLOSE.length));
+            else void useConnection(v);
           }}
         >
           {connections.map((c) => (
@@ -117,10 +197,21 @@ export function ConnectionMenu(): React.JSX.Element | null {
               {c.kind === 'remote' && c.url ? `${c.name} (${new URL(c.url).host})` : c.name}
             </option>
           ))}
+          <option value={OPEN}>Open database…</option>
           <option value={ADD}>Add remote gateway…</option>
+          {closable.length > 0 && (
+            <optgroup label="Close a database opened here">
+              {closable.map((d) => (
+                <option key={d.name} value={`${CLOSE}${d.name}`}>
+                  Close {d.name}
+                </option>
+              ))}
+            </optgroup>
+          )}
         </select>
       </label>
       {adding && <RemoteDialog onClose={close} />}
+      {opening && <OpenDatabaseDialog onClose={closeOpen} />}
     </>
   );
 }

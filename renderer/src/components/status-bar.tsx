@@ -90,6 +90,9 @@ export function StatusBar(): React.JSX.Element {
   const notice = useStore((s) => s.notice);
   const infoError = useStore((s) => s.infoError);
   const connection = useStore((s) => s.info?.connection);
+  const assemblies = useStore((s) => s.info?.assemblies);
+  const assemblyName = useStore((s) => s.assembly);
+  const assembly = assemblies?.find((a) => a.name === assemblyName);
   return (
     <footer className="status-bar" data-testid="status">
       {infoError ? (
@@ -111,6 +114,17 @@ export function StatusBar(): React.JSX.Element {
       {connection && (
         <span className={connection.kind === 'remote' ? 'connection-name remote' : 'connection-name muted'} data-testid="connection-name" title={connection.url ?? 'queries run in this app'}>
           {connection.name}
+        </span>
+      )}
+      {assembly && (assemblies!.length > 1 || assembly.kind === 'kdb') && (
+        <span
+          className={assembly.kind === 'kdb' ? 'assembly-name kdb' : 'assembly-name muted'}
+          data-testid="assembly-name"
+          title={assembly.readOnly ? 'read in place: queries and exports work; writes (order analytics, imports) go to a Tickscope database opened beside it' : 'a Tickscope database'}
+        >
+          {assembly.name}
+          {assembly.kind === 'kdb' ? ' · kdb+' : ''}
+          {assembly.readOnly ? ' · read-only' : ''}
         </span>
       )}
     </footer>

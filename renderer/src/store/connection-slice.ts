@@ -4,12 +4,17 @@
  * (another engine's results are not this one's) and keeps every form as typed: values the new
  * connection does not know are marked in the form (form/form-check.ts), never dropped.
  */
-import { type AppInfo, ARG, type ConnectionInfo, type OperationName } from '../../../engine/contract';
+import { type AppInfo, ARG, type ConnectionInfo, type MountedDatabase, type OperationName } from '../../../engine/contract';
 import { backend } from '../backend';
 import { parseHash } from '../history/history';
 import { appMemory } from '../history/storage';
 import { type ConnectionSlice, NO_RUN, operationSpec, type Slice } from './state';
 import { initialForm, syncUrl } from './support';
+
+/** The embedded engine's databases, as the connection list says. */
+export function embeddedDatabases(connections: readonly ConnectionInfo[]): readonly MountedDatabase[] {
+  return connections.find((c) => c.kind === 'embedded')?.databases ?? [];
+}
 
 export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
   info: null,
@@ -26,6 +31,52 @@ export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
     }
     await get().load();
     return null;
+  },
+
+  async openDatabase(spec) {
+    if (get().running) return 'A query is running: cancel it (Esc) or wait for it before opening a database';
+    const before = new Set(embeddedDatabases(get().connections).map((d) => d.name));
+    let connections: readonly ConnectionInfo[];
+    try {
+      connections = await backend().openDatabase(spec);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    set({ connections });
+    const opened = embeddedDatabases(connections);
+    // the new one; a folder mounted already is found by its path
+    const shown = opened.find((d) => !before.has(d.name)) ?? opened.find((d) => d.dir === spec.dir || d.dir.endsWith(`/${spec.dir.replace(/\/+$/, '')}`));
+    if (shown) set({ assembly: shown.name });
+    await get().load();
+    // the form's table, when the database has no table of that name: its first table, without the
+    // other table's identifiers (the rest of the form stays, marked where the new table lacks a column)
+    const s = get();
+    const tables = s.info?.assemblies.find((a) => a.name === s.assembly)?.tables ?? [];
+    const op = s.operation;
+    const form = op ? s.forms[op] : undefined;
+    const table = form?.[ARG.table.name];
+    const first = tables.find((t) => t.kind === 'partitioned') ?? tables[0];
+    if (op && form && first && !tables.some((t) => t.name === table)) {
+      const { [ARG.idList.name]: _ids, ...rest } = form;
+      set({ forms: { ...s.forms, [op]: { ...rest, [ARG.table.name]: first.name } } });
+      await get().loadIdentifiers(first.name);
+      syncUrl(get());
+    }
+    return null;
+  },
+
+  async closeDatabase(name) {
+    if (get().running) {
+      set({ notice: 'A query is running: cancel it (Esc) or wait for it before closing a database' });
+      return;
+    }
+    try {
+      set({ connections: await backend().closeDatabase(name) });
+    } catch (e) {
+      set({ notice: `Cannot close ${name}: ${(e as Error).message}` });
+      return;
+    }
+    await get().load();
   },
 
   async useConnection(id) {

@@ -6,6 +6,7 @@
  */
 import { ARG } from '../../../engine/contract';
 import { formFromArgs } from '../history/history';
+import { scopedAssembly } from './request';
 import type { FormValues } from '../form/values';
 import { type FormSlice, NO_RUN, operationSpec, type RunView, type Slice, tablesOf } from './state';
 import { initialForm, syncUrl, unmark } from './support';
@@ -57,6 +58,9 @@ export const formSlice: Slice<FormSlice> = (set, get) => ({
       return;
     }
     get().setOperation(spec.name);
+    // the assembly a request names is picked (the form holds no scope of its own)
+    const assembly = scopedAssembly(args, s.info);
+    if (assembly) set({ assembly });
     const form = formFromArgs(spec, args);
     set({ forms: { ...get().forms, [spec.name]: form }, formError: null, marks: null, memoryPanel: null, palette: null });
     syncUrl(get());

@@ -1,7 +1,7 @@
 /** The memory slice: past runs (newest first) and saved queries, kept by history/storage.ts (SPEC 9). */
 import { parseSavedQueries, putSaved, type SavedQuery } from '../history/history';
 import { appMemory } from '../history/storage';
-import { buildArgs } from './request';
+import { requestArgs } from './request';
 import { type MemorySlice, operationSpec, type Slice } from './state';
 
 export const memorySlice: Slice<MemorySlice> = (set, get) => ({
@@ -15,7 +15,7 @@ export const memorySlice: Slice<MemorySlice> = (set, get) => ({
     if (!name.trim()) return 'a saved query needs a name';
     let args: Record<string, unknown>;
     try {
-      args = buildArgs(spec, s.forms[spec.name] ?? {});
+      args = requestArgs(spec, s.forms[spec.name] ?? {}, s);
     } catch (e) {
       return (e as Error).message;
     }

@@ -5,7 +5,8 @@
  * REST shapes (lists of strings, filter triples, sortCols pairs, refFilter objects, agg trees). An
  * explicitly empty list ("[]", the "no grouping" choice of groupBy) is sent as [].
  */
-import type { ArgSpec, OperationSpec } from '../../../engine/contract';
+import { type AppInfo, ARG, type ArgSpec, type OperationSpec } from '../../../engine/contract';
+import { takes } from '../form/args';
 import { aggBody } from '../form/agg-body';
 import { filterRowsBody } from '../form/filter-rows';
 import { refRowsBody } from '../form/ref-filter-rows';
@@ -82,4 +83,22 @@ export function buildArgs(op: OperationSpec, values: FormValues): Record<string,
     if (v !== undefined) args[arg.name] = v;
   }
   return args;
+}
+
+/**
+ * The request the form stands for, as it is run, previewed, copied, linked and saved: the form's body
+ * and, when the assembly picked is not the default (the first mounted), `scope` naming it.
+ */
+export function requestArgs(op: OperationSpec, values: FormValues, where: { readonly assembly: string; readonly info: AppInfo | null }): Record<string, unknown> {
+  const args = buildArgs(op, values);
+  const first = where.info?.assemblies[0]?.name;
+  if (where.assembly && where.assembly !== first && takes(op, ARG.scope)) args[ARG.scope.name] = { assembly: where.assembly };
+  return args;
+}
+
+/** The assembly a request's `scope` names, when it is one of these (a link, a saved query, a history entry). */
+export function scopedAssembly(args: Readonly<Record<string, unknown>>, info: AppInfo | null): string | undefined {
+  const scope = args[ARG.scope.name];
+  const name = scope && typeof scope === 'object' ? (scope as Record<string, unknown>)['assembly'] : undefined;
+  return typeof name === 'string' && info?.assemblies.some((a) => a.name === name) ? name : undefined;
 }

@@ -4,13 +4,12 @@
  * the user moved to another operation's form is filed under its own operation (shown when its form
  * is), never over the form on screen.
  */
-import { ARG, type OperationName } from '../../../engine/contract';
+import type { OperationName } from '../../../engine/contract';
 import { backend } from '../backend';
-import { takes } from '../form/args';
 import { addEntry, type HistoryEntry } from '../history/history';
 import { appMemory } from '../history/storage';
 import { errorFields } from '../states/error-fields';
-import { buildArgs } from './request';
+import { requestArgs } from './request';
 import { callName, type ChartChoice, NO_RUN, operationSpec, type RunOk, type RunSlice, type RunView, type Slice } from './state';
 import { newId, pollProgress } from './support';
 
@@ -42,9 +41,7 @@ export const runSlice: Slice<RunSlice> = (set, get) => {
       if (!spec || s.running) return;
       let args: Record<string, unknown>;
       try {
-        args = buildArgs(spec, s.forms[spec.name] ?? {});
-        const first = s.info?.assemblies[0]?.name;
-        if (s.assembly && s.assembly !== first && takes(spec, ARG.scope)) args[ARG.scope.name] = { assembly: s.assembly };
+        args = requestArgs(spec, s.forms[spec.name] ?? {}, s);
       } catch (e) {
         const message = (e as Error).message;
         const fields = errorFields(message, null, spec.args.map((a) => a.name));

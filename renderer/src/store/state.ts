@@ -5,7 +5,7 @@
  * the slices (one file each) implement them, store.ts puts them in one vanilla store that React binds.
  */
 import type { StateCreator } from 'zustand/vanilla';
-import type { AppInfo, ConnectionInfo, ExportFormat, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, ResultView, RunResponse, TableInfo } from '../../../engine/contract';
+import type { AppInfo, ConnectionInfo, ExportFormat, OpenDatabaseSpec, OperationName, OperationSpec, QueryProgress, RemoteConnectionSpec, ResultView, RunResponse, TableInfo } from '../../../engine/contract';
 import type { FormValue, FormValues } from '../form/values';
 import type { HistoryEntry, SavedQuery } from '../history/history';
 
@@ -52,6 +52,13 @@ export interface ConnectionSlice {
   addConnection(spec: RemoteConnectionSpec): Promise<string | null>;
   /** Switches connection: the forms stay (values it does not know are marked), the results start over. */
   useConnection(id: string): Promise<void>;
+  /**
+   * Opens a database folder (Tickscope or kdb+) on the embedded engine and shows it: its assembly
+   * chosen, the form's table one of its tables. The error's message when it fails.
+   */
+  openDatabase(spec: OpenDatabaseSpec): Promise<string | null>;
+  /** Closes a database opened from the app. */
+  closeDatabase(name: string): Promise<void>;
   setAssembly(name: string): void;
   loadIdentifiers(table: string): Promise<void>;
 }

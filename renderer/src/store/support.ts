@@ -3,7 +3,7 @@ import { ARG, type OperationName, type OperationSpec, type QueryProgress, type T
 import { backend } from '../backend';
 import type { FormValue, FormValues } from '../form/values';
 import { hashOf } from '../history/history';
-import { buildArgs } from './request';
+import { requestArgs } from './request';
 import { type AppState, type FieldMarks, operationSpec } from './state';
 
 const toKdbDate = (iso: string): string => iso.replace(/-/g, '.');
@@ -66,7 +66,7 @@ export function syncUrl(s: AppState): void {
   const spec = operationSpec(s.info, s.operation);
   if (!spec) return;
   try {
-    const hash = hashOf(spec.name, buildArgs(spec, s.forms[spec.name] ?? {}));
+    const hash = hashOf(spec.name, requestArgs(spec, s.forms[spec.name] ?? {}, s));
     if (location.hash !== hash) history.replaceState(null, '', hash);
   } catch {
     // a field that does not parse yet: the URL keeps the last request that did

@@ -11,6 +11,7 @@ import { Engine } from '../../../engine/engine.js';
 import { payloadJson } from '../../../engine/output/envelope.js';
 import type { Table } from '../../../engine/core/table.js';
 import { parseCsv } from '../../../engine/storage/import.js';
+import { defaultConfig } from '../../../engine/storage/config.js';
 import { KdbSource } from '../../../engine/storage/kdb/source.js';
 import { MemorySource } from '../../../engine/storage/memory-source.js';
 import type { RowSource } from '../../../engine/storage/row-source.js';
@@ -101,7 +102,10 @@ function kdb(order: 'storage' | 'arrival'): () => Source {
     }
     const instruments = parseCsv(schema.tables.get('Instrument')!, INSTRUMENTS, 'instruments.csv');
     writeHdb(root, partitions, { Instrument: kdbColumns(instruments, [0, 1, 2]) });
-    return KdbSource.open(root, { name: 'db' });
+    // its settings name the roles (volume is not a name roles are guessed from): the trades table's
+    // named analytics (vwap...) are then made from them, as the Tickscope database's config has them
+    const roles = { trades: 'Trade', quotes: 'Quote', columns: { Trade: { price: 'price', size: 'volume' }, Quote: { bid: 'bidPrice', ask: 'askPrice' } } };
+    return KdbSource.open(root, { name: 'db', config: { ...defaultConfig(), analytics: {}, roles } });
   };
 }
 

@@ -9,6 +9,7 @@ import { asTickscopeError } from '../../core/errors.js';
 import { VECTOR_TYPE_NAMES } from '../../q/types.js';
 import { ALGORITHM_NAMES } from './codecs.js';
 import { openColumn } from './column.js';
+import { openKdbFile } from './file.js';
 import { readColumnNames } from './object.js';
 import type { KdbSource } from './source.js';
 
@@ -50,6 +51,19 @@ const add = (list: string[], v: string): void => {
 
 /** The report of one table of a kdb+ source (by its shown name). */
 export function describeKdbTable(source: KdbSource, table: string): KdbTableReport {
+  const whole = source.serializedTable(table);
+  if (whole) {
+    const z = openKdbFile(whole.path, source.readOptions).compression;
+    const compression = z ? ALGORITHM_NAMES[z.algorithm] ?? `algorithm ${z.algorithm}` : 'none';
+    return {
+      rows: [{ key: null, rows: whole.table.length }],
+      columns: whole.table.names.map((name, i) => {
+        const t = whole.qTypes[i]!;
+        return { name, qTypes: [t === 0 ? 'general list' : qTypeName(t, undefined, undefined)], compression: [compression], attributes: [], missingIn: [], damaged: [] };
+      }),
+      leftOut: [],
+    };
+  }
   const schema = source.table(table);
   const folders = source.folders(table);
   const names = schema.columns.map((c) => c.name).filter((n) => n !== 'date' || schema.kind === 'reference');

@@ -4,9 +4,9 @@
  * its `.d` listing its columns), splayed tables at the root (a folder with a `.d`: a table read
  * whole), and the enumeration domains (`sym`...) at the root.
  *
- * Read now: date partitions and splayed root tables. Not yet: `par.txt` segments, month, year and
- * int partitions, and serialized tables at the root (a q table written whole): each answers an error
- * saying so, naming the folder or file, rather than a database with tables silently missing.
+ * Read now: date partitions, splayed tables and serialized tables (a q table written whole) at the
+ * root. Not yet: `par.txt` segments, month, year and int partitions: each answers an error saying
+ * so, naming the folder or file, rather than a database with tables silently missing.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +32,8 @@ export interface KdbLayout {
   readonly tables: ReadonlyMap<string, readonly DatePartition[]>;
   /** Splayed tables at the root (name -> folder), read whole as reference tables. */
   readonly splayed: ReadonlyMap<string, string>;
+  /** Tables written whole at the root (name -> file: `set` of a table or keyed table), reference tables. */
+  readonly serialized: ReadonlyMap<string, string>;
 }
 
 const DATE = /^(\d{4})\.(\d{2})\.(\d{2})$/;
@@ -71,6 +73,7 @@ export function scanLayout(root: string): KdbLayout {
   if (entries.some((e) => e.name === 'par.txt' && e.isFile())) throw notYet(root, 'segmented databases (par.txt)');
   const partitions: DatePartition[] = [];
   const splayed = new Map<string, string>();
+  const serialized = new Map<string, string>();
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
     const path = join(root, e.name);
@@ -88,9 +91,7 @@ export function scanLayout(root: string): KdbLayout {
     } else if (e.isFile()) {
       const b = head(path, 4);
       // a serialized table (ff 01 62) or keyed table (ff 01 63 62); domains are symbol lists (ff 01 0b)
-      if (b[0] === 0xff && b[1] === 0x01 && (b[2] === 0x62 || (b[2] === 0x63 && b[3] === 0x62))) {
-        throw notYet(root, `serialized tables at the root (file ${e.name})`);
-      }
+      if (b[0] === 0xff && b[1] === 0x01 && (b[2] === 0x62 || (b[2] === 0x63 && b[3] === 0x62))) serialized.set(e.name, path);
     }
   }
   const tables = new Map<string, DatePartition[]>();
@@ -102,14 +103,14 @@ export function scanLayout(root: string): KdbLayout {
       list.push(p);
     }
   }
-  for (const name of splayed.keys()) {
-    if (tables.has(name)) throw new TickscopeError('badDatabase', `kdb+ database ${root}: ${name} is both a splayed table at the root and a partitioned table`);
+  for (const name of [...splayed.keys(), ...serialized.keys()]) {
+    if (tables.has(name)) throw new TickscopeError('badDatabase', `kdb+ database ${root}: ${name} is both a table at the root and a partitioned table`);
   }
-  if (tables.size === 0 && splayed.size === 0) {
+  if (tables.size === 0 && splayed.size === 0 && serialized.size === 0) {
     throw new TickscopeError(
       'badDatabase',
       `${root} is not a kdb+ database: expected partition folders (YYYY.MM.DD) holding table folders with a .d file, or splayed tables (folders with a .d) at its root`,
     );
   }
-  return { root, partitions, tables, splayed };
+  return { root, partitions, tables, splayed, serialized };
 }

@@ -6,7 +6,8 @@
  * - Tables: each under its own name (case as on disk). A partitioned table's columns are the `.d`
  *   order of the first partition holding it, typed from the first partition holding each column
  *   (a column no partition has a file for, or a nested column of no Tickscope type, is left out),
- *   after the virtual `date` column. A splayed table at the root is a reference table.
+ *   after the virtual `date` column. A splayed table at the root, or a table written whole there (a
+ *   serialized q table, keyed or not: read whole at the scan), is a reference table.
  * - Time column: the first timestamp column; else the first time-of-day column (timespan, time,
  *   second, minute) read as a timestamp (the partition's date plus the time of day, keeping its
  *   name); else the virtual `date` column itself, as a timestamp at midnight.
@@ -18,11 +19,11 @@
  *   (`price`, `size`, `bid`, `ask`, `bsize`/`bidSize`, `asize`/`askSize`, `ex`/`exchange`): the trades
  *   table holds price and size, the quotes table bid and ask (guessRoles).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ColumnType } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import type { ColumnDef } from '../../core/table.js';
+import type { ColumnDef, Table } from '../../core/table.js';
 import { type Config, defaultConfig, tradeAnalyticsOf } from '../config.js';
 import type { RowSource } from '../row-source.js';
 import type { ColumnRole, RolesConfig } from '../roles.js';
@@ -33,7 +34,7 @@ import { Domains } from './domain.js';
 import type { KdbReadOptions } from './io.js';
 import { type KdbLayout, scanLayout } from './layout.js';
 import { KdbPartition, type KdbTableInfo } from './partition.js';
-import { readColumnNames } from './object.js';
+import { readColumnNames, readObject } from './object.js';
 
 /** How a kdb+ database is read (SPEC 11's settings file, the parts read so far). */
 export interface KdbSettings {
@@ -156,6 +157,11 @@ function partitionedTable(name: string, dirs: readonly string[], domains: Domain
   };
 }
 
+/** A table held in memory (one written whole) as the rows of a reference table. */
+function heldRows(table: Table): RowSource {
+  return { rows: table.length, idRanges: new Map(), column: (name: string) => table.col(name) };
+}
+
 /** A splayed table at the root: a reference table, read whole. */
 function referenceTable(name: string, dir: string, domains: Domains, options: KdbReadOptions): KdbTableInfo {
   const columns = columnsOf(name, [dir], domains, options);
@@ -184,9 +190,11 @@ export class KdbSource implements Source {
   private layout!: KdbLayout;
   private infos = new Map<string, KdbTableInfo>();
   private current!: Schema;
-  /** The root's entries when last scanned (a refresh that finds the same skips the rest). */
+  /** The root's entries (and its files' sizes and times) when last scanned (a refresh that finds the same skips the rest). */
   private seen = '';
   private readonly parts = new Map<string, KdbPartition>();
+  /** Tables written whole at the root, read at the scan (shown name -> its file and table). */
+  private wholeTables = new Map<string, { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] }>();
   /** A table's shown name -> its name on disk (the settings' aliases). */
   private onDisk = new Map<string, string>();
   /** The settings file, if any (workers and the app's remembered connections open the database again by it). */
@@ -241,6 +249,11 @@ export class KdbSource implements Source {
     return this.opened(table, join(p.dir, this.disk(table)), p.days);
   }
 
+  /** A table written whole at the root (its file, its q types as stored), or undefined. */
+  serializedTable(table: string): { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] } | undefined {
+    return this.wholeTables.get(table);
+  }
+
   /** A table's folders: each partition's (key, folder), or the root table's (key null). */
   folders(table: string): Array<{ readonly key: string | null; readonly dir: string }> {
     const disk = this.disk(table);
@@ -270,6 +283,8 @@ export class KdbSource implements Source {
   }
 
   reference(table: string): RowSource | undefined {
+    const whole = this.wholeTables.get(table);
+    if (whole) return whole.table.length > 0 ? heldRows(whole.table) : undefined;
     const dir = this.layout.splayed.get(this.disk(table));
     if (!dir) return undefined;
     const part = this.opened(table, dir, undefined);
@@ -294,7 +309,15 @@ export class KdbSource implements Source {
   /** The root's entry names (empty when the folder is gone: the scan then says so). */
   private rootEntries(): string {
     try {
-      return readdirSync(this.dir).sort().join('\0');
+      // a file's size and time too: q rewrites a table written whole (set) and appends to sym in place
+      return readdirSync(this.dir, { withFileTypes: true })
+        .map((e) => {
+          if (!e.isFile()) return e.name;
+          const st = statSync(join(this.dir, e.name), { throwIfNoEntry: false });
+          return st ? `${e.name}:${st.size}:${st.mtimeMs}` : e.name;
+        })
+        .sort()
+        .join('\0');
     } catch {
       return '';
     }
@@ -309,7 +332,7 @@ export class KdbSource implements Source {
     const where = `kdb+ settings ${this.settings.file ?? `of ${this.dir}`}`;
     const aliases = this.settings.tables ?? {};
     const onDisk = new Map<string, string>();
-    const all = [...layout.tables.keys(), ...layout.splayed.keys()];
+    const all = [...layout.tables.keys(), ...layout.splayed.keys(), ...layout.serialized.keys()];
     for (const [disk, shown] of Object.entries(aliases)) {
       if (!all.includes(disk)) throw new TickscopeError('badConfig', `${where}: tables.${disk}: no table ${disk} in ${this.dir}; its tables are ${all.join(', ')}`);
       if (all.includes(shown) && shown !== disk && !(shown in aliases)) {
@@ -335,6 +358,20 @@ export class KdbSource implements Source {
       });
     }
     for (const [disk, dir] of layout.splayed) add(disk, (name) => referenceTable(name, dir, this.domains, this.options));
+    // a table written whole is read whole, once per scan: reference tables are small
+    const wholeTables = new Map<string, { path: string; table: Table; qTypes: readonly number[] }>();
+    for (const [disk, path] of layout.serialized) {
+      add(disk, (name) => {
+        const o = readObject(path, this.options);
+        if (o.kind !== 'table') throw new TickscopeError('badDatabase', `kdb+ file ${path}: a symbol list, not a table`);
+        wholeTables.set(name, { path, table: o.table, qTypes: o.qTypes });
+        const columns = o.table.defs;
+        // a keyed table is keyed by its first key column (a reference table's key)
+        const key = o.keyColumns > 0 ? columns[0]!.name : undefined;
+        return { schema: { name, kind: 'reference', columns, idColumn: key ?? defaultIdColumn(columns), ...(key ? { key } : {}), foreignKeys: {} } };
+      });
+    }
+    this.wholeTables = wholeTables;
     this.onDisk = onDisk;
     this.layout = layout;
     this.infos = infos;

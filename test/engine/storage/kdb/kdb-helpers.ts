@@ -99,3 +99,14 @@ export function expectError(fn: () => unknown, kind: string, ...parts: Array<str
 
 /** A damaged or malformed file: a badDatabase error whose message matches every part. */
 export const expectBad = (fn: () => unknown, ...parts: Array<string | RegExp>): void => expectError(fn, 'badDatabase', ...parts);
+
+/** q's serialization of a qPython vector expression (test/fixtures/q-ipc-vectors), without the message header. */
+export function qBytes(expression: string): Buffer {
+  const lines = readFileSync(join(process.cwd(), 'test/fixtures/q-ipc-vectors/QExpressions3.out'), 'utf8').split('\n');
+  const i = lines.findIndex((l) => l.trim() === expression);
+  if (i < 0) throw new Error(`no vector ${expression}`);
+  return Buffer.from(lines[i + 1]!.trim(), 'hex');
+}
+
+/** A file as `set` writes an object: ff 01, then the object. */
+export const setFile = (object: Uint8Array): Buffer => Buffer.concat([Buffer.from([0xff, 0x01]), object]);

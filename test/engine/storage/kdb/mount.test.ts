@@ -4,7 +4,7 @@
  * and described by `info` (storage/info.ts) from headers alone. Expected numbers are the fixtures'
  * READMEs' (decoded outside this project).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../../../engine/engine.js';
@@ -12,7 +12,7 @@ import { databaseInfo, formatDatabaseInfo } from '../../../../engine/storage/inf
 import { KdbSource } from '../../../../engine/storage/kdb/source.js';
 import { databaseKindAt, openMount, specOf } from '../../../../engine/storage/mount.js';
 import { csv, makeDb, payloadRows } from '../../../helpers/db.js';
-import { ADV, expectError, scratch, TORQ } from './kdb-helpers.js';
+import { ADV, expectError, qBytes, scratch, setFile, TORQ } from './kdb-helpers.js';
 
 function settingsFile(dir: string, doc: unknown): string {
   const path = join(dir, `settings-${Math.random().toString(36).slice(2)}.json`);
@@ -58,6 +58,45 @@ describe('mounting a folder of either kind', () => {
     const day = { startTS: '2015.01.07D00:00:00', endTS: '2015.01.08D00:00:00' };
     expect(rows(engine, 'getTicks', { table: 'trade_iex', ...day })).toEqual([]);
     expect(rows(engine, 'getStats', { table: 'quote_iex', ...day, agg: { n: ['count', 'bid'] }, groupBy: ['sym'] })).toEqual([]);
+  });
+});
+
+describe('tables written whole at the root (set of a table or a keyed table)', () => {
+  it('reads them as reference tables, keyed by their key column, and again when q rewrites one', () => {
+    const { dir, done } = scratch();
+    try {
+      const root = join(dir, 'hdb');
+      cpSync(ADV, root, { recursive: true });
+      // bytes q serialized (test/fixtures/q-ipc-vectors), written as `set` writes a file
+      writeFileSync(join(root, 'places'), setFile(qBytes('([] pos:`d1`d2`d3;dates:(2001.01.01;2000.05.01;0Nd))')));
+      writeFileSync(join(root, 'staff'), setFile(qBytes('([eid:1001 1002 1003] pos:`d1`d2`d3;dates:(2001.01.01;2000.05.01;0Nd))')));
+      const src = openMount({ dir: root }) as KdbSource;
+      expect(src.table('places')).toMatchObject({ kind: 'reference', idColumn: 'pos', columns: [{ name: 'pos', type: 'symbol' }, { name: 'dates', type: 'date' }] });
+      expect(src.table('staff')).toMatchObject({ kind: 'reference', key: 'eid', idColumn: 'eid' });
+      const engine = new Engine([src]);
+      expect(rows(engine, 'getTicks', { table: 'staff' })).toEqual([
+        { eid: 1001, pos: 'd1', dates: '2001-01-01' },
+        { eid: 1002, pos: 'd2', dates: '2000-05-01' },
+        { eid: 1003, pos: 'd3', dates: null },
+      ]);
+      expect(rows(engine, 'getTicks', { table: 'places', filter: [['=', 'pos', 'd2']] })).toEqual([{ pos: 'd2', dates: '2000-05-01' }]);
+      // the partitioned tables are as before
+      expect(rows(engine, 'getStats', { table: 'quote', startTS: '2019.06.24D00:00:00', endTS: '2019.06.25D00:00:00', agg: { n: ['count', 'bid'] }, groupBy: [] })).toEqual([{ n: 94 }]);
+      const info = databaseInfo(src);
+      expect(info.tables.find((t) => t.name === 'staff')).toMatchObject({ kind: 'reference', rows: 3, columns: [{ name: 'eid', kdb: { qTypes: ['long'] } }, { name: 'pos', kdb: { qTypes: ['symbol'] } }, { name: 'dates', kdb: { qTypes: ['date'] } }] });
+      // q writes it again (set), other rows: a refresh (each query's) reads the new ones
+      writeFileSync(join(root, 'staff'), setFile(qBytes('([k: 1 2 3] v: `a`b`c)')));
+      utimesSync(join(root, 'staff'), new Date(), new Date(Date.now() + 5000));
+      src.refresh();
+      expect(rows(engine, 'getTicks', { table: 'staff' })).toEqual([{ k: 1, v: 'a' }, { k: 2, v: 'b' }, { k: 3, v: 'c' }]);
+      expect(src.table('staff').key).toBe('k');
+      // a table cut short is damage, named
+      const bytes = readFileSync(join(root, 'places'));
+      writeFileSync(join(root, 'places'), bytes.subarray(0, bytes.length - 2));
+      expectError(() => openMount({ dir: root }), 'badDatabase', join(root, 'places'));
+    } finally {
+      done();
+    }
   });
 });
 

@@ -4,14 +4,14 @@
  * serializations from qPython's vectors, as `set` writes them: `ff 01` then the object), and damaged
  * copies refused naming the file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { columnLength, symbolText } from '../../../../engine/core/column.js';
 import { Domains } from '../../../../engine/storage/kdb/domain.js';
 import { readColumnNames, readObject } from '../../../../engine/storage/kdb/object.js';
 import { readColumn } from '../../../../engine/storage/kdb/column.js';
-import { ADV, copyFixture, damage, expectError, scratch, TORQ, TORQ_DAY } from './kdb-helpers.js';
+import { ADV, copyFixture, damage, expectError, qBytes, scratch, setFile, TORQ, TORQ_DAY } from './kdb-helpers.js';
 
 const tmp: Array<() => void> = [];
 afterEach(() => {
@@ -23,16 +23,7 @@ function dir(): string {
   return s.dir;
 }
 
-/** q's serialization of a qPython vector expression (test/fixtures/q-ipc-vectors), without the message header. */
-function qBytes(expression: string): Buffer {
-  const lines = readFileSync(join(process.cwd(), 'test/fixtures/q-ipc-vectors/QExpressions3.out'), 'utf8').split('\n');
-  const i = lines.findIndex((l) => l.trim() === expression);
-  if (i < 0) throw new Error(`no vector ${expression}`);
-  return Buffer.from(lines[i + 1]!.trim(), 'hex');
-}
 
-/** A file as `set` writes an object: ff 01, then the object. */
-const setFile = (object: Uint8Array): Buffer => Buffer.concat([Buffer.from([0xff, 0x01]), object]);
 
 
 describe('.d and domain files', () => {

@@ -142,10 +142,12 @@ export class KdbPartition implements RowSource {
     private readonly info: KdbTableInfo,
     /** The splayed table's folder. */
     readonly dir: string,
-    /** The partition's date (days since 1970-01-01), or undefined for a table at the root. */
+    /** The partition's date (days since 1970-01-01; a month's or year's first day), or undefined for a table at the root or an int partition. */
     private readonly days: number | undefined,
     private readonly domains: Domains,
     private readonly options: KdbReadOptions,
+    /** The value of an int-typed partition column (a year's number, an int partition's int). */
+    private readonly value?: number,
   ) {}
 
   get rows(): number {
@@ -228,6 +230,7 @@ export class KdbPartition implements RowSource {
     if (name === this.info.dateColumn) {
       const days = this.days ?? 0;
       if (def.type === 'timestamp') return { type: 'timestamp', data: new BigInt64Array(n).fill(BigInt(days) * NS_PER_DAY) };
+      if (def.type === 'int') return { type: 'int', data: new Int32Array(n).fill(this.value ?? INT32_NULL) };
       return { type: 'date', data: new Int32Array(n).fill(days) };
     }
     const f = this.file(name);

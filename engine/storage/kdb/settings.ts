@@ -8,6 +8,7 @@
  *     "zone": "UTC",                          the zone the database's dates and times are wall-clock times of
  *     "tables": {"trade": "Trade"},           aliases: a table's name on disk -> the name Tickscope shows
  *     "timeColumns": {"trade": "time"},       a table's time column, where the first timestamp is not it
+ *     "intPartitions": true,                  four-digit partition folders are ints, not years
  *     "roles": {...}, "analytics": {...}, ... the config.json items of SPEC 3.2
  *   }
  */
@@ -22,7 +23,7 @@ import type { KdbSettings } from './source.js';
 const MAX_SETTINGS_BYTES = 1 << 20;
 
 /** The settings' own items; everything else is a config.json item. */
-const OWN = ['name', 'zone', 'tables', 'timeColumns'] as const;
+const OWN = ['name', 'zone', 'tables', 'timeColumns', 'intPartitions'] as const;
 const CONFIG_ITEMS = ['filterRules', 'idMap', 'timeColBuffer', 'analytics', 'summaryFunctions', 'defaultSummaryFunctions', 'weekendDays', 'compositeTickerMap', 'mapToCompositeTicker', 'roles'];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -77,6 +78,8 @@ export function kdbSettingsFromJson(doc: unknown, where: string): KdbSettings & 
   if (zone !== undefined && (typeof zone !== 'string' || !isKnownZone(zone))) {
     throw new TickscopeError('badConfig', `${at}: zone ${JSON.stringify(zone)} is not a known time zone; expected an IANA name such as UTC or Asia/Shanghai`);
   }
+  const ints = doc['intPartitions'];
+  if (ints !== undefined && typeof ints !== 'boolean') throw new TickscopeError('badConfig', `${at}: intPartitions must be true or false (four-digit partition folders are ints, not years), got ${JSON.stringify(ints)}`);
   const tables = names(doc, 'tables', at);
   const timeColumns = names(doc, 'timeColumns', at);
   const configDoc = Object.fromEntries(Object.entries(doc).filter(([k]) => CONFIG_ITEMS.includes(k)));
@@ -87,6 +90,7 @@ export function kdbSettingsFromJson(doc: unknown, where: string): KdbSettings & 
     file: where,
     ...(name !== undefined ? { name: name as string } : {}),
     ...(zone !== undefined ? { zone: zone as string } : {}),
+    ...(ints !== undefined ? { intPartitions: ints } : {}),
     ...(tables ? { tables } : {}),
     ...(timeColumns ? { timeColumns } : {}),
     ...(own ? { config: own } : {}),

@@ -12,9 +12,11 @@
  *   second, minute) read as a timestamp (the partition's date plus the time of day, keeping its
  *   name); else the virtual `date` column itself, as a timestamp at midnight.
  * - Identifier column: the left-most symbol column (enumerated or char).
- * - Partitions: Tickscope's keys are UTC days of the time column; a kdb+ partition is a q date of the
- *   database's zone. With the zone UTC (the default) they agree, as long as q put each row in the
- *   partition of its own date (an end-of-day save does); other zones are refused for now.
+ * - Partitions: Tickscope's keys are UTC days of the time column; a kdb+ date partition is a q date of
+ *   the database's zone. With the zone UTC (the default) they agree, as long as q put each row in the
+ *   partition of its own date (an end-of-day save does); other zones are refused for now. A date's
+ *   folder is its partition, read in place; month, year and int folders, and a date in several
+ *   `par.txt` segments, are split into days by their time column and gathered (days.ts).
  * - Roles: from the settings' config when it gives them, else guessed from common kdb+ names
  *   (`price`, `size`, `bid`, `ask`, `bsize`/`bidSize`, `asize`/`askSize`, `ex`/`exchange`): the trades
  *   table holds price and size, the quotes table bid and ask (guessRoles).
@@ -32,7 +34,8 @@ import type { Source } from '../source.js';
 import { openColumn } from './column.js';
 import { Domains } from './domain.js';
 import type { KdbReadOptions } from './io.js';
-import { type KdbLayout, scanLayout } from './layout.js';
+import { type KdbLayout, type PartitionFolder, type PartitionKind, scanLayout } from './layout.js';
+import { dayIndex, type FolderRows, gathered } from './days.js';
 import { KdbPartition, type KdbTableInfo } from './partition.js';
 import { readColumnNames, readObject } from './object.js';
 
@@ -44,6 +47,8 @@ export interface KdbSettings {
   readonly zone?: string;
   /** Aliases: a table's name on disk -> the name it is shown and queried by (`trade` -> `Trade`). */
   readonly tables?: Readonly<Record<string, string>>;
+  /** Four-digit partition folders are ints, not years. */
+  readonly intPartitions?: boolean;
   /** A table's time column (by its shown or disk name), where the first timestamp column is not it. */
   readonly timeColumns?: Readonly<Record<string, string>>;
   /**
@@ -123,20 +128,24 @@ function columnsOf(name: string, dirs: readonly string[], domains: Domains, opti
 }
 
 /** A partitioned table's schema and how its columns map to files (SPEC 11's time and identifier columns). */
-function partitionedTable(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions, chosen?: { column: string; where: string }): KdbTableInfo {
+function partitionedTable(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions, kind: PartitionKind, chosen?: { column: string; where: string }): KdbTableInfo {
   const own = columnsOf(name, dirs, domains, options);
-  if (own.some((c) => c.name === DATE_COLUMN)) {
-    throw new TickscopeError('badDatabase', `kdb+ table ${dirs[0]}: a column named ${DATE_COLUMN}, the name of the virtual partition column`);
+  // the virtual partition column, named as q names it
+  const part = kind;
+  if (own.some((c) => c.name === part)) {
+    throw new TickscopeError('badDatabase', `kdb+ table ${dirs[0]}: a column named ${part}, the name of the virtual partition column`);
   }
   let stamp = own.find((c) => c.type === 'timestamp');
-  let ofDay = stamp ? undefined : own.find((c) => c.type === 'timespan');
-  if (chosen && chosen.column !== DATE_COLUMN) {
+  // a time of day is joined to a date partition's date only
+  let ofDay = stamp || kind !== 'date' ? undefined : own.find((c) => c.type === 'timespan');
+  if (chosen && chosen.column !== part) {
     const c = own.find((d) => d.name === chosen.column);
-    if (!c || (c.type !== 'timestamp' && c.type !== 'timespan')) {
-      const fits = own.filter((d) => d.type === 'timestamp' || d.type === 'timespan').map((d) => d.name);
+    const ofDayOk = kind === 'date';
+    if (!c || (c.type !== 'timestamp' && (c.type !== 'timespan' || !ofDayOk))) {
+      const fits = own.filter((d) => d.type === 'timestamp' || (ofDayOk && d.type === 'timespan')).map((d) => d.name);
       throw new TickscopeError(
         'badConfig',
-        `${chosen.where}: timeColumns.${name} ${JSON.stringify(chosen.column)} is ${c ? `a ${c.type} column` : 'not a column of the table'}; expected a timestamp or time-of-day column (${[DATE_COLUMN, ...fits].join(', ')})`,
+        `${chosen.where}: timeColumns.${name} ${JSON.stringify(chosen.column)} is ${c ? `a ${c.type} column` : 'not a column of the table'}; expected a timestamp${ofDayOk ? ' or time-of-day' : ''} column (${[...(kind === 'int' ? [] : [part]), ...fits].join(', ')})`,
       );
     }
     stamp = c.type === 'timestamp' ? c : undefined;
@@ -144,15 +153,17 @@ function partitionedTable(name: string, dirs: readonly string[], domains: Domain
   } else if (chosen) {
     stamp = ofDay = undefined;
   }
-  const timeColumn = stamp?.name ?? ofDay?.name ?? DATE_COLUMN;
+  // without a timestamp or time of day: the partition column, at midnight of its date, month or year
+  // (an int is no time: such a table has no time column and is read whole)
+  const timeColumn = stamp?.name ?? ofDay?.name ?? (kind === 'int' ? undefined : part);
   const columns: ColumnDef[] = [
-    { name: DATE_COLUMN, type: timeColumn === DATE_COLUMN ? 'timestamp' : 'date' },
+    { name: part, type: timeColumn === part ? 'timestamp' : kind === 'date' || kind === 'month' ? 'date' : 'int' },
     ...own.map((c): ColumnDef => (c === ofDay ? { name: c.name, type: 'timestamp' } : c)),
   ];
   const idColumn = own.find((c) => c.type === 'symbol')?.name ?? defaultIdColumn(columns);
   return {
-    schema: { name, kind: 'partitioned', columns, timeColumn, idColumn, foreignKeys: {} },
-    dateColumn: DATE_COLUMN,
+    schema: { name, kind: 'partitioned', columns, ...(timeColumn ? { timeColumn } : {}), idColumn, foreignKeys: {} },
+    dateColumn: part,
     ...(ofDay ? { ofDay: ofDay.name } : {}),
   };
 }
@@ -192,7 +203,9 @@ export class KdbSource implements Source {
   private current!: Schema;
   /** The root's entries (and its files' sizes and times) when last scanned (a refresh that finds the same skips the rest). */
   private seen = '';
-  private readonly parts = new Map<string, KdbPartition>();
+  private readonly parts = new Map<string, RowSource>();
+  /** The UTC days of each table partitioned by month, year or int (built when first asked for). */
+  private readonly dayIndexes = new Map<string, Map<string, FolderRows[]>>();
   /** Tables written whole at the root, read at the scan (shown name -> its file and table). */
   private wholeTables = new Map<string, { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] }>();
   /** A table's shown name -> its name on disk (the settings' aliases). */
@@ -239,14 +252,44 @@ export class KdbSource implements Source {
   }
 
   partitionKeys(table: string): string[] {
-    return (this.layout.tables.get(this.disk(table)) ?? []).map((p) => p.key);
+    const folders = this.layout.tables.get(this.disk(table)) ?? [];
+    // date partitions: their dates (a date in several segments once), without reading a column
+    if (this.layout.kind === 'date') return [...new Set(folders.map((p) => p.key!))];
+    return [...this.days(table).keys()];
   }
 
   partition(table: string, key: string): RowSource | undefined {
-    const p = this.layout.tables.get(this.disk(table))?.find((x) => x.key === key);
-    if (!p) return undefined;
+    const folders = (this.layout.tables.get(this.disk(table)) ?? []).filter((x) => this.layout.kind !== 'date' || x.key === key);
+    if (folders.length === 0) return undefined;
     // a listed key always has its partition, empty or not (an empty table's folder is a partition of no rows)
-    return this.opened(table, join(p.dir, this.disk(table)), p.days);
+    if (this.layout.kind === 'date' && folders.length === 1) return this.folder(table, folders[0]!);
+    const parts: readonly FolderRows[] | undefined = this.layout.kind === 'date' ? folders.map((f) => ({ part: this.folder(table, f) })) : this.days(table).get(key);
+    if (!parts) return undefined;
+    return this.held(`${table}\0day\0${key}`, () => gathered(this.info(table).schema, parts));
+  }
+
+  /** A partition folder of a table, kept among the most recently used. */
+  private folder(table: string, f: PartitionFolder): KdbPartition {
+    const kind = this.layout.kind;
+    return this.opened(table, join(f.dir, this.disk(table)), kind === 'int' ? undefined : f.value, kind === 'int' || kind === 'year' ? (kind === 'year' ? Number(f.name) : f.value) : undefined);
+  }
+
+  /** The UTC days of a table partitioned by month, year or int: each folder's time column read once. */
+  private days(table: string): Map<string, FolderRows[]> {
+    let d = this.dayIndexes.get(table);
+    if (!d) {
+      const t = this.info(table).schema;
+      const folders = (this.layout.tables.get(this.disk(table)) ?? []).map((f) => this.folder(table, f));
+      d = t.timeColumn ? dayIndex(folders, t.timeColumn) : new Map();
+      this.dayIndexes.set(table, d);
+    }
+    return d;
+  }
+
+  private info(table: string): KdbTableInfo {
+    const i = this.infos.get(table);
+    if (!i) this.table(table);
+    return i!;
   }
 
   /** A table written whole at the root (its file, its q types as stored), or undefined. */
@@ -259,7 +302,7 @@ export class KdbSource implements Source {
     const disk = this.disk(table);
     const root = this.layout.splayed.get(disk);
     if (root) return [{ key: null, dir: root }];
-    return (this.layout.tables.get(disk) ?? []).map((p) => ({ key: p.key, dir: join(p.dir, disk) }));
+    return (this.layout.tables.get(disk) ?? []).map((p) => ({ key: p.key ?? p.name, dir: join(p.dir, disk) }));
   }
 
   /** The database's domains (`sym`...), shared by its enumerated columns. */
@@ -285,6 +328,12 @@ export class KdbSource implements Source {
   reference(table: string): RowSource | undefined {
     const whole = this.wholeTables.get(table);
     if (whole) return whole.table.length > 0 ? heldRows(whole.table) : undefined;
+    const folders = this.layout.tables.get(this.disk(table));
+    if (folders) {
+      // a partitioned table with no time column (int partitions, no timestamp): its folders' rows together
+      const all = this.held(`${table}\0all`, () => gathered(this.info(table).schema, folders.map((f) => ({ part: this.folder(table, f) }))));
+      return all.rows > 0 ? all : undefined;
+    }
     const dir = this.layout.splayed.get(this.disk(table));
     if (!dir) return undefined;
     const part = this.opened(table, dir, undefined);
@@ -324,11 +373,12 @@ export class KdbSource implements Source {
   }
 
   private scan(): void {
-    const layout = scanLayout(this.dir);
+    const layout = scanLayout(this.dir, this.settings.intPartitions === true);
     this.seen = this.rootEntries();
     // q appends to sym at each save: the domains are read again, and the partitions opened again over them
     this.domains = new Domains(this.dir, this.options);
     this.parts.clear();
+    this.dayIndexes.clear();
     const where = `kdb+ settings ${this.settings.file ?? `of ${this.dir}`}`;
     const aliases = this.settings.tables ?? {};
     const onDisk = new Map<string, string>();
@@ -354,7 +404,7 @@ export class KdbSource implements Source {
     for (const [disk, parts] of layout.tables) {
       add(disk, (name) => {
         const column = times[name] ?? times[disk];
-        return partitionedTable(name, parts.map((p) => join(p.dir, disk)), this.domains, this.options, column === undefined ? undefined : { column, where });
+        return partitionedTable(name, parts.map((p) => join(p.dir, disk)), this.domains, this.options, layout.kind, column === undefined ? undefined : { column, where });
       });
     }
     for (const [disk, dir] of layout.splayed) add(disk, (name) => referenceTable(name, dir, this.domains, this.options));
@@ -379,11 +429,15 @@ export class KdbSource implements Source {
   }
 
   /** A partition, kept among the most recently used (its open files and the columns read whole). */
-  private opened(table: string, dir: string, days: number | undefined): KdbPartition {
-    const k = `${table}\0${dir}`;
-    let p = this.parts.get(k);
+  private opened(table: string, dir: string, days: number | undefined, value?: number): KdbPartition {
+    return this.held(`${table}\0${dir}`, () => new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options, value));
+  }
+
+  /** A partition (a folder's, or rows gathered from several), kept among the most recently used. */
+  private held<T extends RowSource>(k: string, make: () => T): T {
+    let p = this.parts.get(k) as T | undefined;
     if (p) this.parts.delete(k);
-    else p = new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options);
+    else p = make();
     this.parts.set(k, p);
     while (this.parts.size > KEPT_PARTITIONS) this.parts.delete(this.parts.keys().next().value!);
     return p;

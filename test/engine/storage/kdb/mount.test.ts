@@ -138,12 +138,13 @@ describe('a kdb+ database settings file', () => {
       const open = (doc: unknown): unknown => new Engine([openMount({ dir: TORQ, kdbSettings: settingsFile(dir, doc) })]);
       expectError(() => open('{"zone": '), 'badConfig', 'kdb+ settings', 'not JSON');
       expectError(() => open([]), 'badConfig', 'must be a JSON object');
-      expectError(() => open({ zones: 'UTC' }), 'badConfig', 'zones is not a setting; expected one of name, zone, tables, timeColumns, filterRules');
+      expectError(() => open({ zones: 'UTC' }), 'badConfig', 'zones is not a setting; expected one of name, zone, tables, timeColumns, intPartitions, filterRules');
       expectError(() => open({ zone: 'New_York' }), 'badConfig', 'zone "New_York" is not a known time zone');
       expectError(() => open({ name: 'a b' }), 'badConfig', 'name must be an assembly name');
       expectError(() => open({ tables: { trades: 'Trade' } }), 'badConfig', 'tables.trades: no table trades', 'its tables are');
       expectError(() => open({ tables: { trade: 'quote' } }), 'badConfig', 'tables.trade: quote is already the name of a table on disk');
       expectError(() => open({ tables: { trade: 7 } }), 'badConfig', 'tables must be an object of table name -> name');
+      expectError(() => open({ intPartitions: 'yes' }), 'badConfig', 'intPartitions must be true or false');
       expectError(() => open({ timeColumns: { trade: 'price' } }), 'badConfig', 'timeColumns.trade "price" is a float column; expected a timestamp or time-of-day column (date, time)');
       expectError(() => open({ timeColumns: { nosuch: 'time' } }), 'badConfig', 'timeColumns.nosuch: no table nosuch');
       expectError(() => open({ roles: { trades: 'trade', columns: { trade: { price: 'nosuch', size: 'size' } } } }), 'badConfig', 'roles.');

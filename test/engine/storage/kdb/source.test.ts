@@ -40,7 +40,8 @@ describe('a kdb+ database written by q (TorQ)', () => {
     expect(t.idColumn).toBe('sym');
     expect(source.partitionKeys('trade')).toEqual(['2015-01-07']);
     expect(source.partition('trade', '2015-01-08')).toBeUndefined();
-    expect(source.partition('trade_iex', '2015-01-07')).toBeUndefined(); // an empty table holds no rows
+    // an empty table's folder: a partition of no rows (a listed key always has one)
+    expect(source.partition('trade_iex', '2015-01-07')?.rows).toBe(0);
     expect(() => source.table('Trade')).toThrow(/table: "Trade" is not a table of hdb; expected one of /);
   });
 
@@ -152,13 +153,16 @@ describe('folders that are not (yet) read', () => {
 
   it('says what it looked for, and what is not yet read', () => {
     mkdirSync(join(dir, 'empty'));
-    expect(() => KdbSource.open(join(dir, 'empty'))).toThrow(/is not a kdb\+ database: expected partition folders \(YYYY\.MM\.DD\)/);
+    expect(() => KdbSource.open(join(dir, 'empty'))).toThrow(/is not a kdb\+ database: expected partition folders \(YYYY\.MM\.DD, YYYY\.MM, YYYY or ints, or segments listed in par\.txt\)/);
     expect(() => KdbSource.open(join(dir, 'missing'))).toThrow(/no such folder/);
     mkdirSync(join(dir, 'par'));
-    writeFileSync(join(dir, 'par', 'par.txt'), '/a\n');
-    expect(() => KdbSource.open(join(dir, 'par'))).toThrow(/segmented databases \(par\.txt\) are not yet read/);
-    mkdirSync(join(dir, 'month', '2024.03'), { recursive: true });
-    expect(() => KdbSource.open(join(dir, 'month'))).toThrow(/month, year and int partitions \(folder 2024\.03\) are not yet read/);
+    writeFileSync(join(dir, 'par', 'par.txt'), '/nowhere/a\n');
+    expect(() => KdbSource.open(join(dir, 'par'))).toThrow(/par\.txt line 1 names \/nowhere\/a, which is not a folder/);
+    mkdirSync(join(dir, 'mixed', '2024.03'), { recursive: true });
+    mkdirSync(join(dir, 'mixed', '2024.03.06'), { recursive: true });
+    expect(() => KdbSource.open(join(dir, 'mixed'))).toThrow(/partition folders of several kinds \((date, month|month, date)\)/);
+    mkdirSync(join(dir, 'baddate', '2024.02.30'), { recursive: true });
+    expect(() => KdbSource.open(join(dir, 'baddate'))).toThrow(/partition folder 2024\.02\.30 is not a date, month, year or int/);
     expect(() => KdbSource.open(ADV, { zone: 'Asia/Shanghai' })).toThrow(/zone Asia\/Shanghai: .* not yet read/);
   });
 });

@@ -28,6 +28,7 @@ import { columnOf, type TableSchema } from '../schema.js';
 import { type KdbColumnFile, openColumn } from './column.js';
 import type { Domains } from './domain.js';
 import { badFile, type KdbReadOptions } from './io.js';
+import { wallToInstants } from './zone.js';
 
 /** How a table's columns map onto its files (source.ts decides it from the first partition). */
 export interface KdbTableInfo {
@@ -36,6 +37,8 @@ export interface KdbTableInfo {
   readonly dateColumn?: string;
   /** A time-of-day column read as a timestamp of the partition's date (its schema type is timestamp). */
   readonly ofDay?: string;
+  /** The database's zone when not UTC: its timestamps are wall-clock times there, read as instants (zone.ts). */
+  readonly zone?: string;
 }
 
 const INT64_NULL = -(2n ** 63n);
@@ -223,8 +226,16 @@ export class KdbPartition implements RowSource {
     return c;
   }
 
-  /** Rows [a, b) of a column as the table's schema types it. */
+  /** Rows [a, b) of a column as the table's schema types it (its timestamps instants, whatever the database's zone). */
   private read(name: string, a: number, b: number): Column {
+    const c = this.readWall(name, a, b);
+    const zone = this.info.zone;
+    // a copy: a column read from a file may share a cached block's bytes
+    return zone && c.type === 'timestamp' ? { type: 'timestamp', data: wallToInstants(new BigInt64Array(c.data), zone) } : c;
+  }
+
+  /** Rows [a, b) of a column, its timestamps as stored (wall-clock times of the database's zone). */
+  private readWall(name: string, a: number, b: number): Column {
     const def = this.def(name);
     const n = b - a;
     if (name === this.info.dateColumn) {

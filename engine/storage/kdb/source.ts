@@ -14,9 +14,10 @@
  * - Identifier column: the left-most symbol column (enumerated or char).
  * - Partitions: Tickscope's keys are UTC days of the time column; a kdb+ date partition is a q date of
  *   the database's zone. With the zone UTC (the default) they agree, as long as q put each row in the
- *   partition of its own date (an end-of-day save does); other zones are refused for now. A date's
- *   folder is its partition, read in place; month, year and int folders, and a date in several
- *   `par.txt` segments, are split into days by their time column and gathered (days.ts).
+ *   partition of its own date (an end-of-day save does), and a date's folder is its partition, read
+ *   in place. Month, year and int folders, a date in several `par.txt` segments, and the dates of a
+ *   database in another zone (its times read as instants, zone.ts; each date straddles two UTC days)
+ *   are split into days by their time column and gathered (days.ts).
  * - Roles: from the settings' config when it gives them, else guessed from common kdb+ names
  *   (`price`, `size`, `bid`, `ask`, `bsize`/`bidSize`, `asize`/`askSize`, `ex`/`exchange`): the trades
  *   table holds price and size, the quotes table bid and ask (guessRoles).
@@ -25,7 +26,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ColumnType } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
-import type { ColumnDef, Table } from '../../core/table.js';
+import { type ColumnDef, Table } from '../../core/table.js';
+import { isKnownZone } from '../../core/tz.js';
 import { type Config, defaultConfig, tradeAnalyticsOf } from '../config.js';
 import type { RowSource } from '../row-source.js';
 import type { ColumnRole, RolesConfig } from '../roles.js';
@@ -36,6 +38,7 @@ import { Domains } from './domain.js';
 import type { KdbReadOptions } from './io.js';
 import { type KdbLayout, type PartitionFolder, type PartitionKind, scanLayout } from './layout.js';
 import { dayIndex, type FolderRows, gathered } from './days.js';
+import { isUtcDatabase, wallToInstants } from './zone.js';
 import { KdbPartition, type KdbTableInfo } from './partition.js';
 import { readColumnNames, readObject } from './object.js';
 
@@ -43,7 +46,7 @@ import { readColumnNames, readObject } from './object.js';
 export interface KdbSettings {
   /** The assembly's name (the folder's name unless given). */
   readonly name?: string;
-  /** The zone the database's dates and times are wall-clock times of (IANA name); only UTC is read yet. */
+  /** The zone the database's dates and times are wall-clock times of (IANA name; default UTC). */
   readonly zone?: string;
   /** Aliases: a table's name on disk -> the name it is shown and queried by (`trade` -> `Trade`). */
   readonly tables?: Readonly<Record<string, string>>;
@@ -71,7 +74,6 @@ export const DATE_COLUMN = 'date';
  */
 const KEPT_PARTITIONS = 16;
 
-const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z']);
 
 /** Column names (lower case) -> the role they are guessed to play. */
 const GUESSES: ReadonlyArray<readonly [ColumnRole, readonly string[]]> = [
@@ -206,6 +208,8 @@ export class KdbSource implements Source {
   private readonly parts = new Map<string, RowSource>();
   /** The UTC days of each table partitioned by month, year or int (built when first asked for). */
   private readonly dayIndexes = new Map<string, Map<string, FolderRows[]>>();
+  /** The zone its times are wall-clock times of, when not UTC (they are read as instants, zone.ts). */
+  private readonly wallZone: string | undefined;
   /** Tables written whole at the root, read at the scan (shown name -> its file and table). */
   private wholeTables = new Map<string, { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] }>();
   /** A table's shown name -> its name on disk (the settings' aliases). */
@@ -219,12 +223,8 @@ export class KdbSource implements Source {
   ) {
     this.settingsFile = settings.file;
     const zone = settings.zone ?? 'UTC';
-    if (!UTC_NAMES.has(zone)) {
-      throw new TickscopeError(
-        'badConfig',
-        `kdb+ database ${dir}: zone ${zone}: databases whose dates are days of a zone other than UTC are not yet read (Tickscope's partitions are UTC days of the time column)`,
-      );
-    }
+    if (!isKnownZone(zone)) throw new TickscopeError('badConfig', `kdb+ database ${dir}: zone ${JSON.stringify(zone)} is not a known time zone; expected an IANA name such as UTC or Asia/Shanghai`);
+    this.wallZone = isUtcDatabase(zone) ? undefined : zone;
     this.name = settings.name ?? basename(dir);
     this.options = settings.read ?? {};
     this.scan();
@@ -253,19 +253,28 @@ export class KdbSource implements Source {
 
   partitionKeys(table: string): string[] {
     const folders = this.layout.tables.get(this.disk(table)) ?? [];
-    // date partitions: their dates (a date in several segments once), without reading a column
-    if (this.layout.kind === 'date') return [...new Set(folders.map((p) => p.key!))];
+    // date partitions of a UTC database: their dates (a date in several segments once), without reading a column
+    if (this.byDate) return [...new Set(folders.map((p) => p.key!))];
     return [...this.days(table).keys()];
   }
 
   partition(table: string, key: string): RowSource | undefined {
-    const folders = (this.layout.tables.get(this.disk(table)) ?? []).filter((x) => this.layout.kind !== 'date' || x.key === key);
+    const folders = (this.layout.tables.get(this.disk(table)) ?? []).filter((x) => !this.byDate || x.key === key);
     if (folders.length === 0) return undefined;
     // a listed key always has its partition, empty or not (an empty table's folder is a partition of no rows)
-    if (this.layout.kind === 'date' && folders.length === 1) return this.folder(table, folders[0]!);
-    const parts: readonly FolderRows[] | undefined = this.layout.kind === 'date' ? folders.map((f) => ({ part: this.folder(table, f) })) : this.days(table).get(key);
+    if (this.byDate && folders.length === 1) return this.folder(table, folders[0]!);
+    const parts: readonly FolderRows[] | undefined = this.byDate ? folders.map((f) => ({ part: this.folder(table, f) })) : this.days(table).get(key);
     if (!parts) return undefined;
     return this.held(`${table}\0day\0${key}`, () => gathered(this.info(table).schema, parts));
+  }
+
+  /**
+   * Whether a partition folder is a Tickscope partition (a date of a UTC database); else each folder's
+   * UTC days are found from its time column (months, years, ints; the dates of another zone, which
+   * straddle two UTC days).
+   */
+  private get byDate(): boolean {
+    return this.layout.kind === 'date' && this.wallZone === undefined;
   }
 
   /** A partition folder of a table, kept among the most recently used. */
@@ -404,18 +413,22 @@ export class KdbSource implements Source {
     for (const [disk, parts] of layout.tables) {
       add(disk, (name) => {
         const column = times[name] ?? times[disk];
-        return partitionedTable(name, parts.map((p) => join(p.dir, disk)), this.domains, this.options, layout.kind, column === undefined ? undefined : { column, where });
+        const info = partitionedTable(name, parts.map((p) => join(p.dir, disk)), this.domains, this.options, layout.kind, column === undefined ? undefined : { column, where });
+        return this.wallZone ? { ...info, zone: this.wallZone } : info;
       });
     }
-    for (const [disk, dir] of layout.splayed) add(disk, (name) => referenceTable(name, dir, this.domains, this.options));
+    for (const [disk, dir] of layout.splayed) add(disk, (name) => ({ ...referenceTable(name, dir, this.domains, this.options), ...(this.wallZone ? { zone: this.wallZone } : {}) }));
     // a table written whole is read whole, once per scan: reference tables are small
     const wholeTables = new Map<string, { path: string; table: Table; qTypes: readonly number[] }>();
     for (const [disk, path] of layout.serialized) {
       add(disk, (name) => {
         const o = readObject(path, this.options);
         if (o.kind !== 'table') throw new TickscopeError('badDatabase', `kdb+ file ${path}: a symbol list, not a table`);
-        wholeTables.set(name, { path, table: o.table, qTypes: o.qTypes });
-        const columns = o.table.defs;
+        // its timestamps are wall-clock times of the database's zone too
+        const zone = this.wallZone;
+        const table = zone ? new Table(o.table.names, o.table.columns.map((c) => (c.type === 'timestamp' ? { type: 'timestamp', data: wallToInstants(new BigInt64Array(c.data), zone) } : c))) : o.table;
+        wholeTables.set(name, { path, table, qTypes: o.qTypes });
+        const columns = table.defs;
         // a keyed table is keyed by its first key column (a reference table's key)
         const key = o.keyColumns > 0 ? columns[0]!.name : undefined;
         return { schema: { name, kind: 'reference', columns, idColumn: key ?? defaultIdColumn(columns), ...(key ? { key } : {}), foreignKeys: {} } };

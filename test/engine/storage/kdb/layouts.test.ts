@@ -63,12 +63,20 @@ const QUERIES: ReadonlyArray<readonly [string, (c: typeof KDB) => Record<string,
   ['getStats', (c) => ({ table: c.table, startTS: '2024.03.01D00:00:00', endTS: '2024.05.01D00:00:00', agg: { n: ['count', 'price'], v: ['sum', c.size], hi: ['max', 'price'] }, groupBy: [c.sym] })],
 ];
 
-function expectSameAs(kdb: KdbSource, rows: readonly Row[], part: string): void {
+/** The same queries over the days around the 2024-03-10 DST change. */
+const DST_QUERIES: typeof QUERIES = [
+  ['getTicks', (c) => ({ table: c.table, startTS: '2024.03.09D00:00:00', endTS: '2024.03.12D00:00:00' })],
+  ['getTicks', (c) => ({ table: c.table, startTS: '2024.03.10D00:00:00', endTS: '2024.03.11D00:00:00', idList: ['A'] })],
+  ['getTicks', (c) => ({ table: c.table, startTS: '2024.03.10D07:00:00', endTS: '2024.03.11D02:00:00.000000001' })],
+  ['getStats', (c) => ({ table: c.table, startTS: '2024.03.09D00:00:00', endTS: '2024.03.12D00:00:00', agg: { n: ['count', 'price'], v: ['sum', c.size], hi: ['max', 'price'] }, groupBy: [c.sym] })],
+];
+
+function expectSameAs(kdb: KdbSource, rows: readonly Row[], part: string, queries = QUERIES): void {
   const k = new Engine([kdb]);
   const n = native(rows);
   // the standard Trade's other columns (all null here) left out
   const kept = new Set(['eventTimestamp', 'instrumentID', 'price', 'volume', 'n', 'v', 'hi']);
-  for (const [op, args] of QUERIES) {
+  for (const [op, args] of queries) {
     const want = payloadRows(n, op, args(NATIVE)).map((r) => Object.fromEntries(Object.entries(r).filter(([c]) => kept.has(c))));
     expect(want.length, `${op} ${JSON.stringify(args(KDB))} has rows`).toBeGreaterThan(0);
     // the kdb+ answer in the native names, its partition column left out
@@ -121,6 +129,39 @@ describe('kdb+ databases partitioned by month, year or int, and segmented (par.t
       { int: 0, sym: 'B', lot: 10 },
       { int: 1, sym: 'C', lot: 1 },
     ]);
+  });
+
+  it("a database in another zone: its times read as instants (DST gaps by the compatible rule), its dates straddling UTC days", () => {
+    // New York wall-clock times around the 2024-03-10 spring-forward (02:00 EST -> 03:00 EDT), saved by local date
+    const local: Row[] = [
+      ['2024-03-09D20:00:00', 'A', 1, 1],
+      ['2024-03-10D01:30:00', 'A', 2, 2],
+      ['2024-03-10D02:30:00', 'B', 3, 3], // in the gap: as 02:30 EST, the instant of 03:30 EDT
+      ['2024-03-10D03:30:00', 'A', 4, 4],
+      ['2024-03-10D22:00:00', 'B', 5, 5], // 02:00 UTC on the 11th
+    ];
+    const utc: Row[] = [
+      ['2024-03-10D01:00:00', 'A', 1, 1],
+      ['2024-03-10D06:30:00', 'A', 2, 2],
+      ['2024-03-10D07:30:00', 'B', 3, 3],
+      ['2024-03-10D07:30:00', 'A', 4, 4],
+      ['2024-03-11D02:00:00', 'B', 5, 5],
+    ];
+    const root = join(dir, 'newyork');
+    writeHdb(root, { '2024.03.09': { trade: trade(local.slice(0, 1)) }, '2024.03.10': { trade: trade(local.slice(1)) } });
+    const s = KdbSource.open(root, { zone: 'America/New_York' });
+    expect(s.partitionKeys('trade')).toEqual(['2024-03-10', '2024-03-11']);
+    expectSameAs(s, utc, 'date', DST_QUERIES);
+    // the date column is q's: the local date each row was saved under
+    expect(payloadRows(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.03.10D00:00:00', endTS: '2024.03.10D02:00:00' })).toEqual([
+      { date: '2024-03-09', time: '2024-03-10T01:00:00.000000000', sym: 'A', price: 1, size: 1 },
+    ]);
+    // a fixed-offset zone, and a time-of-day column joined to the local date before it is placed
+    const sh = join(dir, 'shanghai');
+    writeHdb(sh, { '2024.03.07': { trade: [['sym', { type: 'symbol', values: ['A'] }], ['time', { type: 'timespan', values: [3_600_000_000_000n] }], ['price', { type: 'float', values: [9] }]] } });
+    const t = payloadRows(new Engine([KdbSource.open(sh, { zone: 'Asia/Shanghai' })]), 'getTicks', { table: 'trade', startTS: '2024.03.06D00:00:00', endTS: '2024.03.08D00:00:00' });
+    expect(t).toEqual([{ date: '2024-03-07', sym: 'A', time: '2024-03-06T17:00:00.000000000', price: 9 }]);
+    expectError(() => KdbSource.open(sh, { zone: 'Mars/Olympus' }), 'badConfig', 'zone "Mars/Olympus" is not a known time zone');
   });
 
   it('par.txt: date partitions in segments, a date in two segments the rows of each in segment order', () => {

@@ -30,7 +30,7 @@ import type { Domains } from './domain.js';
 import { badFile, type KdbReadOptions } from './io.js';
 import { wallToInstants } from './zone.js';
 
-/** How a table's columns map onto its files (source.ts decides it from the first partition). */
+/** How a table's columns map onto its files (source.ts decides it from the newest partition, as q does). */
 export interface KdbTableInfo {
   readonly schema: TableSchema;
   /** The virtual partition column (`date`), when the table is partitioned. */
@@ -105,6 +105,27 @@ function placed(type: ColumnType, rows: number, parts: ReadonlyArray<readonly [n
     default:
       return undefined;
   }
+}
+
+/**
+ * A column of an older partition in the wider type a later one gave the table (q casts a column when
+ * its type changes: int to long, int or long to float), or undefined where no widening keeps the values.
+ */
+export function widen(c: Column, to: ColumnType): Column | undefined {
+  if (c.type === 'int' && to === 'long') {
+    const out = new BigInt64Array(c.data.length);
+    for (let i = 0; i < out.length; i++) out[i] = c.data[i] === INT32_NULL ? INT64_NULL : BigInt(c.data[i]!);
+    return { type: 'long', data: out };
+  }
+  if ((c.type === 'int' || c.type === 'long') && to === 'float') {
+    const out = new Float64Array(c.data.length);
+    for (let i = 0; i < out.length; i++) {
+      const v = c.data[i]!;
+      out[i] = c.type === 'int' ? (v === INT32_NULL ? NaN : (v as number)) : v === INT64_NULL ? NaN : Number(v);
+    }
+    return { type: 'float', data: out };
+  }
+  return undefined;
 }
 
 /** Ranges sorted and merged (touching or overlapping ones joined). */
@@ -258,7 +279,13 @@ export class KdbPartition implements RowSource {
       return { type: 'timestamp', data: out };
     }
     if (c.type !== def.type) {
-      throw new TickscopeError('badDatabase', `kdb+ file ${f.path}: a ${c.type} column (q type ${f.qType}); the table ${this.info.schema.name} has ${name} as ${def.type} (from its first partition)`);
+      // a column widened since (an int that became a long or a float, a long that became a float)
+      const widened = widen(c, def.type);
+      if (widened) return widened;
+      throw new TickscopeError(
+        'badDatabase',
+        `kdb+ file ${f.path}: a ${c.type} column (q type ${f.qType}); the table ${this.info.schema.name} has ${name} as ${def.type} (from its newest partition), which an older ${c.type} column widens to only from int to long or float and from long to float`,
+      );
     }
     return c;
   }

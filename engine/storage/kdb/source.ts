@@ -4,7 +4,8 @@
  * sharing the root's domains (domain.ts).
  *
  * - Tables: each under its own name (case as on disk). A partitioned table's columns are the `.d`
- *   order of the first partition holding it, typed from the first partition holding each column
+ *   order of the newest partition holding it (as q takes a table's columns), typed from the newest
+ *   file of each column (an older file of a narrower type widened where q widens: int to long or float)
  *   (a column no partition has a file for, or a nested column of no Tickscope type, is left out),
  *   after the virtual `date` column. A splayed table at the root, or a table written whole there (a
  *   serialized q table, keyed or not: read whole at the scan), is a reference table.
@@ -115,10 +116,13 @@ export function guessRoles(schema: Schema): RolesConfig {
 
 /** The table's columns as its `.d` lists them, each typed from the first folder holding its file. */
 function columnsOf(name: string, dirs: readonly string[], domains: Domains, options: KdbReadOptions): ColumnDef[] {
-  const names = readColumnNames(join(dirs[0]!, '.d'), options);
+  // as q does: the newest partition's .d (columns added later are there; older partitions read them as
+  // nulls) and each column's type from the newest file of it (an older, narrower one is widened)
+  const newest = [...dirs].reverse();
+  const names = readColumnNames(join(newest[0]!, '.d'), options);
   const out: ColumnDef[] = [];
   for (const c of names) {
-    for (const dir of dirs) {
+    for (const dir of newest) {
       const path = join(dir, c);
       if (!existsSync(path)) continue;
       const type = openColumn(path, { ...options, domain: domains, name: `${name}.${c}` }).type;

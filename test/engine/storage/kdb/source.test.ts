@@ -216,18 +216,25 @@ describe('kdb+ databases written here (kdb-writer.ts)', () => {
     }
   });
 
-  it('reads a column a partition lacks as nulls, a timespan time column as a timestamp of its date, and a splayed root table whole', () => {
+  it('reads a column added later as nulls where older partitions lack it, widens a column whose type q widened, reads a timespan time column as a timestamp of its date, and a splayed root table whole', () => {
     const s = open(
       'mixed',
       {
-        '2024.03.06': { trade: [...trade(['A', 'B'], ['10:00:00', '11:00:00']), ['size', { type: 'long', values: [5, 6] }]] },
-        '2024.03.07': { trade: trade(['A'], ['09:00:00'], '2024-03-07') },
+        // the 6th: no size yet, n an int; the 7th (the newest, whose .d and types q's table has): size added, n a long
+        '2024.03.06': { trade: [...trade(['A', 'B'], ['10:00:00', '11:00:00']), ['n', { type: 'int', values: [1, null] }]] },
+        '2024.03.07': { trade: [...trade(['A'], ['09:00:00'], '2024-03-07'), ['n', { type: 'long', values: [2n ** 40n] }], ['size', { type: 'long', values: [5] }]] },
       },
       { instruments: [['sym', sym('A', 'B')], ['sector', sym('Tech', 'Telecom')]] },
     );
-    expect(s.table('trade').columns.map((c) => `${c.name}:${c.type}`)).toEqual(['date:date', 'sym:symbol', 'time:timestamp', 'price:float', 'size:long']);
-    const rows = answer(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.03.06', endTS: '2024.03.08', columns: ['size'] });
-    expect(rows.map((r) => r['size'])).toEqual([5, 6, null]);
+    expect(s.table('trade').columns.map((c) => `${c.name}:${c.type}`)).toEqual(['date:date', 'sym:symbol', 'time:timestamp', 'price:float', 'n:long', 'size:long']);
+    const rows = answer(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.03.06', endTS: '2024.03.08', columns: ['n', 'size'] });
+    expect(rows.map((r) => [r['n'], r['size']])).toEqual([[1, null], [null, null], [2 ** 40, 5]]);
+    // an older long where the newest is an int: no widening gives it, an error names the file
+    const narrowed = open('narrowed', {
+      '2024.03.06': { trade: [...trade(['A'], ['10:00:00']), ['n', { type: 'long', values: [2n ** 40n] }]] },
+      '2024.03.07': { trade: [...trade(['A'], ['09:00:00'], '2024-03-07'), ['n', { type: 'int', values: [1] }]] },
+    });
+    expect(() => answer(new Engine([narrowed]), 'getTicks', { table: 'trade', startTS: '2024.03.06', endTS: '2024.03.07', columns: ['n'] })).toThrow(/2024\.03\.06\/trade\/n: a long column \(q type 7\); the table trade has n as int \(from its newest partition\)/);
     const ref = s.table('instruments');
     expect(ref.kind).toBe('reference');
     expect(s.reference('instruments')?.rows).toBe(2);

@@ -55,7 +55,7 @@ export function openMount(spec: MountSpec, opts: MountOptions = {}): Mounted {
   const kind = databaseKindAt(spec.dir);
   if (kind === 'kdb') {
     const settings = spec.kdbSettings ? readKdbSettings(spec.kdbSettings) : {};
-    return KdbSource.open(spec.dir, settings);
+    return KdbSource.open(spec.dir, { ...settings, ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}) });
   }
   if (spec.kdbSettings) {
     throw new TickscopeError('badRequest', `--kdb-settings ${spec.kdbSettings}: ${resolve(spec.dir)} is not a kdb+ database; a Tickscope database's settings are its config.json`);

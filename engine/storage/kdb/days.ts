@@ -10,6 +10,7 @@
  * reads of a date partition's own folder (docs/kdb.md says so).
  */
 import type { Column } from '../../core/column.js';
+import { resultBytes } from '../../core/result-limits.js';
 import { Table } from '../../core/table.js';
 import { formatDate, NS_PER_DAY } from '../../core/time.js';
 import { prepareForStorage } from '../prepare.js';
@@ -60,7 +61,7 @@ export function dayIndex(parts: readonly KdbPartition[], timeColumn: string): Ma
 }
 
 /** Rows of several folders as one partition, in storage order (the schema's identifier runs in time order). */
-export function gathered(schema: TableSchema, parts: readonly FolderRows[]): RowSource {
+export function gathered(schema: TableSchema, parts: readonly FolderRows[]): RowSource & { heldBytes(): number } {
   const names = schema.columns.map((d) => d.name);
   const tables = parts.map(({ part, rows }) => {
     const t = new Table(
@@ -72,8 +73,10 @@ export function gathered(schema: TableSchema, parts: readonly FolderRows[]): Row
   const whole = tables.length === 1 ? tables[0]! : Table.concat(schema.columns, tables);
   const { table, idRanges, timeOrder } = prepareForStorage(schema, whole);
   const columns = new Map<string, Column>();
+  const bytes = resultBytes(schema.columns, table.length);
   return {
     rows: table.length,
+    heldBytes: () => bytes,
     idRanges: new Map(Object.entries(idRanges ?? {})),
     column: (name: string): Column => {
       let c = columns.get(name);

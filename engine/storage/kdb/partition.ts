@@ -21,6 +21,7 @@ import { type Column, type ColumnType, int32Pairs, type SymbolColumn } from '../
 import { dictOf } from '../../core/dict.js';
 import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
+import { resultBytes } from '../../core/result-limits.js';
 import { NS_PER_DAY } from '../../core/time.js';
 import { prepareForStorage } from '../prepare.js';
 import type { RowSource } from '../row-source.js';
@@ -173,6 +174,11 @@ export class KdbPartition implements RowSource {
     /** The value of an int-typed partition column (a year's number, an int partition's int). */
     private readonly value?: number,
   ) {}
+
+  /** Bytes (estimated) of the columns read whole and kept. */
+  heldBytes(): number {
+    return resultBytes([...this.whole.values()].map((c) => ({ type: c.type })), this.rows) + (this.shaped?.view ? resultBytes(this.info.schema.columns, this.rows) : 0);
+  }
 
   get rows(): number {
     if (this.count === undefined) {

@@ -64,16 +64,20 @@ export interface KdbSettings {
   readonly file?: string;
   /** How files are read (the decompressed-block cache). */
   readonly read?: KdbReadOptions;
+  /** Bytes of columns read whole that the partitions kept open may hold (default 1 GiB; the executor's cacheBytes). */
+  readonly cacheBytes?: number;
 }
 
 /** The name of the virtual partition column of a date-partitioned database. */
 export const DATE_COLUMN = 'date';
 
 /**
- * Partitions kept open (files, columns read whole) by recency: a query holds those it reads; others
- * are opened again when asked for. Not bounded in bytes yet (a day of a wide table is held whole).
+ * Partitions kept open (files, columns read whole) by recency, at most this many and, beyond the most
+ * recent one, at most `cacheBytes` of columns read whole (default DEFAULT_KEPT_BYTES): a query holds
+ * those it reads; others are opened again when asked for.
  */
 const KEPT_PARTITIONS = 16;
+const DEFAULT_KEPT_BYTES = 1024 * 1024 * 1024;
 
 
 /** Column names (lower case) -> the role they are guessed to play. */
@@ -172,6 +176,11 @@ function partitionedTable(name: string, dirs: readonly string[], domains: Domain
     dateColumn: part,
     ...(ofDay ? { ofDay: ofDay.name } : {}),
   };
+}
+
+/** Bytes a kept partition holds in columns read whole (a gathered day: all its rows). */
+function heldBytes(p: RowSource): number {
+  return (p as { heldBytes?: () => number }).heldBytes?.() ?? 0;
 }
 
 /** A table held in memory (one written whole) as the rows of a reference table. */
@@ -457,6 +466,15 @@ export class KdbSource implements Source {
     else p = make();
     this.parts.set(k, p);
     while (this.parts.size > KEPT_PARTITIONS) this.parts.delete(this.parts.keys().next().value!);
+    // the bytes they hold: the oldest let go (the one just asked for stays, whatever its size)
+    const limit = this.settings.cacheBytes ?? DEFAULT_KEPT_BYTES;
+    let bytes = 0;
+    for (const q of this.parts.values()) bytes += heldBytes(q);
+    while (bytes > limit && this.parts.size > 1) {
+      const oldest = this.parts.keys().next().value!;
+      bytes -= heldBytes(this.parts.get(oldest)!);
+      this.parts.delete(oldest);
+    }
     return p;
   }
 }

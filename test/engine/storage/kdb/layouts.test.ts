@@ -164,6 +164,20 @@ describe('kdb+ databases partitioned by month, year or int, and segmented (par.t
     expectError(() => KdbSource.open(sh, { zone: 'Mars/Olympus' }), 'badConfig', 'zone "Mars/Olympus" is not a known time zone');
   });
 
+  it('keeps partitions open within a count and a byte bound, the most recent one whatever its size', () => {
+    const root = join(dir, 'kept');
+    const days = ['2024.03.04', '2024.03.05', '2024.03.06', '2024.03.07', '2024.03.08'];
+    writeHdb(root, Object.fromEntries(days.map((d, i) => [d, { trade: trade([[`${d.replace(/\./g, '-')}D10:00:00`, 'A', i, i], [`${d.replace(/\./g, '-')}D11:00:00`, 'B', i, i]]) }])));
+    const kept = (s: KdbSource): number => (s as unknown as { parts: Map<string, unknown> }).parts.size;
+    const all = { table: 'trade', startTS: '2024.03.04D00:00:00', endTS: '2024.03.09D00:00:00' };
+    const roomy = KdbSource.open(root);
+    expect(payloadRows(new Engine([roomy]), 'getTicks', all)).toHaveLength(10);
+    expect(kept(roomy)).toBe(5);
+    const tight = KdbSource.open(root, { cacheBytes: 1 });
+    expect(payloadRows(new Engine([tight]), 'getTicks', all)).toEqual(payloadRows(new Engine([roomy]), 'getTicks', all));
+    expect(kept(tight)).toBe(1);
+  });
+
   it('par.txt: date partitions in segments, a date in two segments the rows of each in segment order', () => {
     const root = join(dir, 'par');
     // the 6th in both segments (A's rows in one, B's in the other: how a sym-sharded set-up saves), the 7th in one

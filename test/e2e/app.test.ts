@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, callPayload, openApp } from './harness.js';
+import { type App, ARTIFACTS, callPayload, openApp, paintedPixels } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -19,23 +19,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => app?.close());
-
-/** Pixels of the chart's canvases that differ from the chart background. */
-async function paintedPixels(p: Page): Promise<number> {
-  return p.evaluate(() => {
-    let painted = 0;
-    for (const canvas of document.querySelectorAll<HTMLCanvasElement>('[data-testid="chart"] canvas')) {
-      const ctx = canvas.getContext('2d');
-      if (!ctx || canvas.width === 0 || canvas.height === 0) continue;
-      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-      for (let i = 0; i < data.length; i += 4) {
-        const bg = data[i] === 0x0f && data[i + 1] === 0x11 && data[i + 2] === 0x15;
-        if (data[i + 3]! > 0 && !bg) painted++;
-      }
-    }
-    return painted;
-  });
-}
 
 const asText = (v: unknown): string => (v === null ? '' : Array.isArray(v) ? JSON.stringify(v) : String(v));
 

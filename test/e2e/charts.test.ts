@@ -6,10 +6,9 @@
  * 1280×800 and 1600×1000 go to test-results/.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, CLI, openApp, rerun as rerunForm, runLinked, settled } from './harness.js';
+import { type App, CLI, openApp, rerun as rerunForm, runLinked, shotsAtSizes } from './harness.js';
 
 let app: App;
 let page: Page;
@@ -34,18 +33,7 @@ const rerun = (): Promise<number> => rerunForm(page);
 
 const box = async (sel: string): Promise<{ x: number; y: number; width: number; height: number }> => (await page.locator(sel).first().boundingBox())!;
 
-async function shots(name: string, hover?: () => Promise<void>): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [1600, 1000],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await settled(page);
-    await hover?.();
-    await page.screenshot({ path: join(ARTIFACTS, `e2e-charts-${name}-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
+const shots = (name: string, hover?: () => Promise<void>): Promise<void> => shotsAtSizes(page, `e2e-charts-${name}`, hover);
 
 describe('chart readouts', () => {
   it('tick chart: values float over the chart (nothing moves on hover), volume clipped, picker kept across a re-run', async () => {

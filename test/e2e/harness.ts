@@ -123,3 +123,34 @@ export async function settled(page: Page): Promise<void> {
     { polling: 'raf', timeout: 10_000 },
   );
 }
+
+/** Screenshots of the page at 1280×800 and 1600×1000 (settled first), `<prefix>-<width>.png` in ARTIFACTS; the viewport put back after. */
+export async function shotsAtSizes(page: Page, prefix: string, hover?: () => Promise<void>): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [1600, 1000],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await settled(page);
+    await hover?.();
+    await page.screenshot({ path: join(ARTIFACTS, `${prefix}-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** Pixels of the chart's canvases that differ from the chart background. */
+export async function paintedPixels(p: Page): Promise<number> {
+  return p.evaluate(() => {
+    let painted = 0;
+    for (const canvas of document.querySelectorAll<HTMLCanvasElement>('[data-testid="chart"] canvas')) {
+      const ctx = canvas.getContext('2d');
+      if (!ctx || canvas.width === 0 || canvas.height === 0) continue;
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      for (let i = 0; i < data.length; i += 4) {
+        const bg = data[i] === 0x0f && data[i + 1] === 0x11 && data[i + 2] === 0x15;
+        if (data[i + 3]! > 0 && !bg) painted++;
+      }
+    }
+    return painted;
+  });
+}

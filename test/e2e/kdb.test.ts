@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, ARTIFACTS, CLI, openApp, settled } from './harness.js';
+import { type App, CLI, openApp, paintedPixels, shotsAtSizes } from './harness.js';
 
 const ADV = join(process.cwd(), 'test/fixtures/kdb-advancedkdb/hdb');
 
@@ -23,29 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => app?.close());
 
-async function shots(name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [1600, 1000],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await settled(page);
-    await page.screenshot({ path: join(ARTIFACTS, `e2e-kdb-${name}-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
-
-/** Pixels of the chart's canvases that differ from the chart background. */
-async function paintedPixels(p: Page): Promise<number> {
-  return p.evaluate(() => {
-    let painted = 0;
-    for (const canvas of document.querySelectorAll<HTMLCanvasElement>('[data-testid="chart"] canvas')) {
-      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
-      for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0 && !(data[i] === 0x0f && data[i + 1] === 0x11 && data[i + 2] === 0x15)) painted++;
-    }
-    return painted;
-  });
-}
+const shots = (name: string): Promise<void> => shotsAtSizes(page, `e2e-kdb-${name}`);
 
 describe('a kdb+ database in the app', () => {
   it('says what is wrong with a folder that is no database, in the dialog', async () => {

@@ -27,6 +27,32 @@ function useEscape(onClose: () => void): void {
   }, [onClose]);
 }
 
+/** A dialog's error line, then Cancel (Esc) and its submit button. */
+function DialogEnd(p: {
+  readonly error: string | null;
+  readonly errorId: string;
+  readonly onClose: () => void;
+  readonly submit: { readonly id: string; readonly text: string; readonly busyText: string; readonly busy: boolean; readonly disabled?: boolean };
+}): React.JSX.Element {
+  return (
+    <>
+      {p.error && (
+        <p className="error-text" role="alert" data-testid={p.errorId}>
+          {p.error}
+        </p>
+      )}
+      <div className="modal-buttons">
+        <button type="button" onClick={p.onClose}>
+          Cancel <kbd>Esc</kbd>
+        </button>
+        <button type="submit" className="primary" disabled={p.submit.busy || p.submit.disabled === true} data-testid={p.submit.id}>
+          {p.submit.busy ? p.submit.busyText : p.submit.text}
+        </button>
+      </div>
+    </>
+  );
+}
+
 /**
  * Open database…: a folder holding a Tickscope database or a kdb+ one (told apart by its contents),
  * and a kdb+ database's settings file. The desktop browses for the folder; the browser types the path
@@ -73,19 +99,7 @@ function OpenDatabaseDialog({ onClose }: { onClose: () => void }): React.JSX.Ele
           <span>kdb+ settings</span>
           <input name="kdbSettings" value={settings} onChange={(e) => setSettings(e.target.value)} placeholder="optional: settings.json" autoComplete="off" spellCheck={false} data-testid="open-db-settings" />
         </label>
-        {error && (
-          <p className="error-text" role="alert" data-testid="open-db-error">
-            {error}
-          </p>
-        )}
-        <div className="modal-buttons">
-          <button type="button" onClick={onClose}>
-            Cancel <kbd>Esc</kbd>
-          </button>
-          <button type="submit" className="primary" disabled={busy || dir.trim() === ''} data-testid="open-db-submit">
-            {busy ? 'Opening…' : 'Open'}
-          </button>
-        </div>
+        <DialogEnd error={error} errorId="open-db-error" onClose={onClose} submit={{ id: 'open-db-submit', text: 'Open', busyText: 'Opening…', busy, disabled: dir.trim() === '' }} />
       </form>
     </div>
   );
@@ -146,19 +160,7 @@ function RemoteDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
           <span>Client secret</span>
           <input name="clientSecret" type="password" required autoComplete="off" />
         </label>
-        {error && (
-          <p className="error-text" role="alert" data-testid="remote-error">
-            {error}
-          </p>
-        )}
-        <div className="modal-buttons">
-          <button type="button" onClick={onClose}>
-            Cancel <kbd>Esc</kbd>
-          </button>
-          <button type="submit" className="primary" disabled={busy} data-testid="remote-connect">
-            {busy ? 'Connecting…' : 'Connect'}
-          </button>
-        </div>
+        <DialogEnd error={error} errorId="remote-error" onClose={onClose} submit={{ id: 'remote-connect', text: 'Connect', busyText: 'Connecting…', busy }} />
       </form>
     </div>
   );

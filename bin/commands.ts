@@ -181,8 +181,13 @@ export const COMMANDS: readonly Command[] = [
       const table = values['table'] as string | undefined;
       const file = values['file'] as string | undefined;
       if (!table || !file) throw new TickscopeError('badRequest', 'import needs --table NAME and --file PATH');
-      const db = Database.open(dir);
       const tz = values['tz'] as string | undefined;
+      // a zone that is not one is said as such, with the names near it, before any file is read
+      if (tz !== undefined) {
+        const { expectedZone, isKnownZone } = await import('../engine/core/tz.js');
+        if (!isKnownZone(tz)) throw new TickscopeError('unknownTimeZone', `--tz ${JSON.stringify(tz)} is not a known time zone; expected ${expectedZone(tz)}`);
+      }
+      const db = Database.open(dir);
       const { importFile } = await import('../engine/storage/import.js');
       const report = importFile(db, table, file, tz ? { tz } : {});
       console.log(`imported ${report.rows} rows into ${table} (${report.partitions.length} partition(s) written)`);

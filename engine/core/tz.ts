@@ -137,3 +137,46 @@ export function zoneOffsets(zone: string): ZoneOffsets {
   }
   return z;
 }
+
+/** Every zone name the platform knows (IANA), ascending. */
+export function zoneNames(): readonly string[] {
+  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')].sort();
+}
+
+/** Edit distance between two names, case ignored. */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[y.length]!;
+}
+
+/**
+ * Known zone names near an unknown one, best first (at most `max`): those whose city or whole name
+ * contains it or it contains (New_York -> America/New_York), then the closest by spelling.
+ */
+export function nearZones(name: string, max = 5): string[] {
+  const want = name.trim().toLowerCase().replace(/\s+/g, '_');
+  if (!want) return [];
+  const all = zoneNames();
+  const city = (z: string): string => z.slice(z.lastIndexOf('/') + 1).toLowerCase();
+  const contained = all.filter((z) => z.toLowerCase().includes(want) || (city(z).length > 2 && want.includes(city(z))));
+  const scored = all
+    .filter((z) => !contained.includes(z))
+    .map((z) => ({ z, d: Math.min(distance(want, z), distance(want, city(z))) }))
+    .filter(({ d }) => d <= Math.max(2, Math.floor(want.length / 3)))
+    .sort((a, b) => a.d - b.d || (a.z < b.z ? -1 : 1))
+    .map(({ z }) => z);
+  return [...contained, ...scored].slice(0, max);
+}
+
+/** What an error expects in place of an unknown zone: the known names near it, or examples. */
+export function expectedZone(name: string): string {
+  const near = nearZones(name);
+  return near.length > 0 ? `an IANA zone name; near it: ${near.join(', ')}` : 'an IANA zone name such as America/New_York, Europe/London or UTC';
+}

@@ -1,7 +1,7 @@
 /** The query window: startTS/endTS in inputTZ resolved to instants (SPEC 4). */
 import { TickscopeError, argError } from '../core/errors.js';
 import { NEG_INF_TS, POS_INF_TS, partitionKey, type TimestampLiteral } from '../core/time.js';
-import { isKnownZone, localToInstant } from '../core/tz.js';
+import { expectedZone, isKnownZone, localToInstant } from '../core/tz.js';
 import type * as ARG from '../registry/args.js';
 import type { ArgsFor } from '../registry/decode.js';
 
@@ -14,7 +14,7 @@ export function resolveTimestamp(t: TimestampLiteral, zone: string): bigint {
 export function zoneArg(args: ArgsFor<typeof ARG.inputTZ | typeof ARG.outputTZ>, name: typeof ARG.inputTZ.name | typeof ARG.outputTZ.name): string {
   const zone = args.must(name);
   if (!isKnownZone(zone)) {
-    throw argError('unknownTimeZone', name, zone, 'is not a known time zone', 'an IANA zone name such as America/New_York, Europe/London or UTC');
+    throw argError('unknownTimeZone', name, zone, 'is not a known time zone', expectedZone(zone));
   }
   return zone;
 }

@@ -139,6 +139,9 @@ describe('tickscope CLI', () => {
     const b = tickscope(['import', '--db', empty, '--table', 'Trade', '--file', bad]);
     expect(b.code).toBe(1);
     expect(b.err.trim()).toBe(`tickscope import: ${bad}: line 3, column price: "eleven" is not a float; expected a number such as 101.5 or "101.5"`);
+    // a zone that is not one says so, with the names near it (not that the first timestamp is not one)
+    const zone = tickscope(['import', '--db', empty, '--table', 'Trade', '--file', file, '--tz', 'New_York']);
+    expect([zone.code, zone.err.trim()]).toEqual([1, 'tickscope import: --tz "New_York" is not a known time zone; expected an IANA zone name; near it: America/New_York']);
     expect(call([empty], 'getTicks', { table: 'Trade' }).env.header.rows).toBe(2);
   });
 

@@ -15,7 +15,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { environmentError, TickscopeError } from '../../core/errors.js';
-import { isKnownZone } from '../../core/tz.js';
+import { expectedZone, isKnownZone } from '../../core/tz.js';
 import { configFromJson } from '../config.js';
 import type { KdbSettings } from './source.js';
 
@@ -76,7 +76,7 @@ export function kdbSettingsFromJson(doc: unknown, where: string): KdbSettings & 
   }
   const zone = doc['zone'];
   if (zone !== undefined && (typeof zone !== 'string' || !isKnownZone(zone))) {
-    throw new TickscopeError('badConfig', `${at}: zone ${JSON.stringify(zone)} is not a known time zone; expected an IANA name such as UTC or Asia/Shanghai`);
+    throw new TickscopeError('badConfig', `${at}: zone ${JSON.stringify(zone)} is not a known time zone; expected ${typeof zone === 'string' ? expectedZone(zone) : 'an IANA zone name such as UTC or Asia/Shanghai'}`);
   }
   const ints = doc['intPartitions'];
   if (ints !== undefined && typeof ints !== 'boolean') throw new TickscopeError('badConfig', `${at}: intPartitions must be true or false (four-digit partition folders are ints, not years), got ${JSON.stringify(ints)}`);

@@ -28,7 +28,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ColumnType } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import { type ColumnDef, Table } from '../../core/table.js';
-import { isKnownZone } from '../../core/tz.js';
+import { expectedZone, isKnownZone } from '../../core/tz.js';
 import { type Config, defaultConfig, tradeAnalyticsOf } from '../config.js';
 import type { RowSource } from '../row-source.js';
 import type { ColumnRole, RolesConfig } from '../roles.js';
@@ -236,7 +236,7 @@ export class KdbSource implements Source {
   ) {
     this.settingsFile = settings.file;
     const zone = settings.zone ?? 'UTC';
-    if (!isKnownZone(zone)) throw new TickscopeError('badConfig', `kdb+ database ${dir}: zone ${JSON.stringify(zone)} is not a known time zone; expected an IANA name such as UTC or Asia/Shanghai`);
+    if (!isKnownZone(zone)) throw new TickscopeError('badConfig', `kdb+ database ${dir}: zone ${JSON.stringify(zone)} is not a known time zone; expected ${expectedZone(zone)}`);
     this.wallZone = isUtcDatabase(zone) ? undefined : zone;
     this.name = settings.name ?? basename(dir);
     this.options = settings.read ?? {};

@@ -3,7 +3,7 @@
  * string at a time when asked: a query that touches 100 codes of a 2M-entry dictionary decodes about
  * 100 strings. Its buffers may be SharedArrayBuffers, so worker threads can share one copy. A
  * dictionary built in memory (results, the demo) is a plain string array; a CSV import builds a UTF-8
- * one from the file's bytes (storage/csv-read.ts).
+ * one from the file's bytes (storage/csv/columns.ts).
  */
 import type { StreamedFiles } from './streamed-files.js';
 

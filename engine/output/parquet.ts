@@ -44,7 +44,7 @@ let writerModule: Promise<HyparquetWriter> | undefined;
 
 /**
  * hyparquet-writer, loaded on the first export (its ES modules take ~50 ms to load; most runs never
- * export Parquet). Required, as the reader's modules are (storage/parquet-read.ts), not imported: the
+ * export Parquet). Required, as the reader's modules are (storage/parquet/hyparquet.ts), not imported: the
  * tickscope command runs from V8's code cache, where Node 20 gives a dynamic import() no loader.
  */
 const hyparquetWriter = (): Promise<HyparquetWriter> => (writerModule ??= Promise.resolve(createRequire(import.meta.url)('hyparquet-writer') as HyparquetWriter));

@@ -12,9 +12,9 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { castValue } from '../core/values.js';
 import { appendRows } from './append.js';
-import { readCsv } from './csv-read.js';
+import { readCsv } from './csv/read.js';
 import type { Database } from './database.js';
-import { parseParquet } from './parquet-read.js';
+import { parseParquet } from './parquet/read.js';
 import type { TableSchema } from './schema.js';
 
 export interface ImportOptions {
@@ -44,7 +44,7 @@ function parseList(text: string): number[] | undefined {
 
 /**
  * Parses a CSV file's bytes (or its text) into a table with the target table's columns (absent
- * columns are null). The bytes go straight into typed columns (csv-read.ts); a cell its fast parsers
+ * columns are null). The bytes go straight into typed columns (csv/read.ts); a cell its fast parsers
  * do not take goes through parseCell, so both read every value alike.
  */
 export function parseCsv(t: TableSchema, input: Uint8Array | string, file: string, opts: ImportOptions = {}): Table {

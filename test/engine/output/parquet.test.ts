@@ -26,7 +26,7 @@ import type { QueryResult } from '../../../engine/core/result.js';
 import { PARQUET_KEYS, resultToParquet, writeResultParquet } from '../../../engine/output/parquet.js';
 import { Database } from '../../../engine/storage/database.js';
 import { importFile } from '../../../engine/storage/import.js';
-import { parseParquet } from '../../../engine/storage/parquet-read.js';
+import { parseParquet } from '../../../engine/storage/parquet/read.js';
 import { standardSchema, type Schema, type TableSchema } from '../../../engine/storage/schema.js';
 import { payloadRows, tempDir } from '../../helpers/db.js';
 

@@ -1,5 +1,5 @@
 /**
- * The byte-level CSV reader (engine/storage/csv-read.ts): records as RFC 4180 and csv-parse read
+ * The byte-level CSV reader (engine/storage/csv/): records as RFC 4180 and csv-parse read
  * them, values exactly as the per-cell path (parseCell over castValue) reads them, errors in the same
  * words and order, and an import stored as before.
  */
@@ -14,7 +14,7 @@ import { Table } from '../../../engine/core/table.js';
 import { formatLocalNs } from '../../../engine/core/time.js';
 import { Engine } from '../../../engine/engine.js';
 import { splitByPartition } from '../../../engine/storage/append.js';
-import { setInt64 } from '../../../engine/storage/csv-read.js';
+import { setInt64 } from '../../../engine/storage/csv/parse-values.js';
 import { Database } from '../../../engine/storage/database.js';
 import { importFile, parseCell, parseCsv } from '../../../engine/storage/import.js';
 import { prepareForStorage, timeOrder } from '../../../engine/storage/prepare.js';

@@ -29,7 +29,7 @@ import { columnOf, type TableSchema } from '../schema.js';
 import { type KdbColumnFile, openColumn } from './column.js';
 import type { Domains } from './domain.js';
 import { badFile, type KdbReadOptions } from './io.js';
-import { wallToInstants } from './zone.js';
+import { wallToInstants } from '../../core/wall-clock.js';
 
 /** How a table's columns map onto its files (source.ts decides it from the newest partition, as q does). */
 export interface KdbTableInfo {
@@ -38,7 +38,7 @@ export interface KdbTableInfo {
   readonly dateColumn?: string;
   /** A time-of-day column read as a timestamp of the partition's date (its schema type is timestamp). */
   readonly ofDay?: string;
-  /** The database's zone when not UTC: its timestamps are wall-clock times there, read as instants (zone.ts). */
+  /** The database's zone when not UTC: its timestamps are wall-clock times there, read as instants (core/wall-clock.ts). */
   readonly zone?: string;
 }
 

@@ -17,7 +17,7 @@
  *   the database's zone. With the zone UTC (the default) they agree, as long as q put each row in the
  *   partition of its own date (an end-of-day save does), and a date's folder is its partition, read
  *   in place. Month, year and int folders, a date in several `par.txt` segments, and the dates of a
- *   database in another zone (its times read as instants, zone.ts; each date straddles two UTC days)
+ *   database in another zone (its times read as instants, core/wall-clock.ts; each date straddles two UTC days)
  *   are split into days by their time column and gathered (days.ts).
  * - Roles: from the settings' config when it gives them, else guessed from common kdb+ names
  *   (`price`, `size`, `bid`, `ask`, `bsize`/`bidSize`, `asize`/`askSize`, `ex`/`exchange`): the trades
@@ -39,7 +39,7 @@ import { Domains } from './domain.js';
 import type { KdbReadOptions } from './io.js';
 import { type KdbLayout, type PartitionFolder, type PartitionKind, scanLayout } from './layout.js';
 import { dayIndex, type FolderRows, gathered } from './days.js';
-import { isUtcDatabase, wallToInstants } from './zone.js';
+import { isUtcDatabase, wallToInstants } from '../../core/wall-clock.js';
 import { KdbPartition, type KdbTableInfo } from './partition.js';
 import { readColumnNames, readObject } from './object.js';
 

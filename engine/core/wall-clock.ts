@@ -1,15 +1,15 @@
 /**
- * A kdb+ database's times are wall-clock times of its zone (SPEC 11: UTC unless its settings name
- * another, e.g. Asia/Shanghai): read as instants, each timestamp is placed in the zone, by the same
- * `compatible` rule a query's inputTZ uses (core/tz.ts): a wall time in a spring-forward gap moves
- * forward, one in a fall-back overlap takes the earlier instant.
+ * Wall-clock times of a zone read as instants: a kdb+ database's times (SPEC 11: wall-clock times of
+ * its zone, UTC unless its settings name another) and a mapped import's times of day. Each is placed
+ * in the zone by the `compatible` rule a query's inputTZ uses (tz.ts): a wall time in a
+ * spring-forward gap moves forward, one in a fall-back overlap takes the earlier instant.
  *
  * Most times are far from a transition: the zone's offset at the wall time read as an instant gives
  * an instant in a period of that same offset, more than a day from either end, and that is the
  * answer; only within a day of a transition is the exact rule asked.
  */
-import { civilFromDays, NS_PER_DAY, splitDay } from '../../core/time.js';
-import { isUtcZone, localToInstant, zoneOffsets } from '../../core/tz.js';
+import { civilFromDays, NS_PER_DAY, splitDay } from './time.js';
+import { isUtcZone, localToInstant, zoneOffsets } from './tz.js';
 
 const INT64_NULL = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

@@ -221,7 +221,7 @@ export class KdbSource implements Source {
   private readonly parts = new Map<string, RowSource>();
   /** The UTC days of each table partitioned by month, year or int (built when first asked for). */
   private readonly dayIndexes = new Map<string, Map<string, FolderRows[]>>();
-  /** The zone its times are wall-clock times of, when not UTC (they are read as instants, zone.ts). */
+  /** The zone its times are wall-clock times of, when not UTC (they are read as instants, core/wall-clock.ts). */
   private readonly wallZone: string | undefined;
   /** Tables written whole at the root, read at the scan (shown name -> its file and table). */
   private wholeTables = new Map<string, { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] }>();

@@ -168,16 +168,29 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'import',
-    usage: 'import --db DIR --table NAME --file PATH [--tz ZONE]',
-    summary: 'Append a CSV, Arrow IPC or Parquet file to a table; a bad row is reported and nothing is written.',
+    usage: 'import --db DIR (--table NAME --file PATH [--tz ZONE] | --map FILE PATH...)',
+    summary: 'Append CSV, Arrow IPC or Parquet files to a table; a bad row is reported and nothing is written.',
     help: [
       'CSV: a header row of column names, then values as in docs/arguments.md (empty = null).',
       'Arrow IPC: file or stream format, columns named as the table\'s.',
       '--tz ZONE   zone of CSV timestamps written without a zone (default UTC)',
+      '--map FILE  a mapping (docs/import.md): which source column, constant or part of the path makes each',
+      '            table column, with units and a zone; then the files or folders to import, all in one write',
     ].join('\n'),
-    options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' } },
-    async run(values) {
+    options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' }, map: { type: 'string' } },
+    async run(values, positionals) {
       const dir = await writableDir(values, 'import');
+      const mapFile = values['map'] as string | undefined;
+      if (mapFile !== undefined) {
+        if (values['table'] !== undefined || values['tz'] !== undefined) throw new TickscopeError('badRequest', '--map names the table and the zone itself: give --map FILE and the files, without --table or --tz');
+        const paths = [...positionals, ...(typeof values['file'] === 'string' ? [values['file']] : [])];
+        if (paths.length === 0) throw new TickscopeError('badRequest', 'import --map FILE needs the files or folders to import after it');
+        const [{ readImportMap }, { importMapped }] = await Promise.all([import('../engine/storage/import-map.js'), import('../engine/storage/mapped-import.js')]);
+        const map = readImportMap(mapFile);
+        const report = importMapped(Database.open(dir), map, paths, `--map ${mapFile}`);
+        console.log(`imported ${report.rows} rows from ${report.files} file${report.files === 1 ? '' : 's'} into ${map.table} (${report.partitions.length} partition(s) written)`);
+        return 0;
+      }
       const table = values['table'] as string | undefined;
       const file = values['file'] as string | undefined;
       if (!table || !file) throw new TickscopeError('badRequest', 'import needs --table NAME and --file PATH');

@@ -24,7 +24,8 @@
  * `2013-10-08` or `2013.10.08`), a wall-clock time of the zone. Table columns it does not name are
  * null; source columns it does not name are skipped.
  */
-import { basename, dirname, extname } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { TickscopeError } from '../core/errors.js';
 import { expectedZone, isKnownZone } from '../core/tz.js';
 
@@ -171,4 +172,25 @@ export function dateDays(text: string): number | undefined {
   const ms = Date.UTC(y, mo - 1, d);
   const back = new Date(ms);
   return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d ? ms / 86_400_000 : undefined;
+}
+
+/** Reads a mapping file (a few kB: a device, a folder or a huge file is refused before it is read). */
+export function readImportMap(file: string): ImportMap {
+  const path = resolve(file);
+  let text: string;
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || st.size > 1 << 20) throw new TickscopeError('badRequest', `--map ${file}: ${st.isFile() ? `${st.size} bytes; a mapping is at most 1 MiB` : 'not a file'}`);
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (e instanceof TickscopeError) throw e;
+    throw new TickscopeError('badRequest', `--map ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new TickscopeError('badRequest', `--map ${file}: not JSON (${(e as Error).message})`);
+  }
+  return importMapFromJson(doc, file);
 }

@@ -164,7 +164,7 @@ export function fromArrow(def: { name: string; type: ColumnType }, v: Vector, fi
 }
 
 /** Reads an Arrow IPC file (file or stream format) into a table with the target table's columns. */
-export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string): Table {
+export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string, opts: { readonly mapped?: boolean } = {}): Table {
   let at: ArrowTable;
   try {
     at = tableFromIPC(bytes);
@@ -172,10 +172,14 @@ export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string): Tab
     return fail(`${file}: not an Arrow IPC file (${(e as Error).message})`);
   }
   const names = at.schema.fields.map((f) => f.name);
-  for (const name of names) {
+  // a mapped import reads the columns it names and skips the rest
+  if (opts.mapped) {
+    for (const c of t.columns) if (!names.includes(c.name)) fail(`${file}: has no column ${JSON.stringify(c.name)}; its columns are ${names.join(', ')}`);
+  }
+  for (const name of opts.mapped ? [] : names) {
     if (!t.columns.some((c) => c.name === name)) fail(`${file}: column ${name} is not a column of ${t.name}; expected names from ${t.columns.map((c) => c.name).join(', ')}`);
   }
-  for (const required of [t.timeColumn, t.idColumn]) {
+  for (const required of opts.mapped ? [] : [t.timeColumn, t.idColumn]) {
     if (required && !names.includes(required)) fail(`${file}: lacks column ${required}, which every ${t.name} row needs`);
   }
   const columns = t.columns.map((def) => {

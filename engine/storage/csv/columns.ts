@@ -43,14 +43,16 @@ export class CsvColumns {
   /** The first bad value found, and in which column (see add). */
   private error: { col: number; e: TickscopeError } | undefined;
 
+  /** `fields`: each table column's field (its position in a record, -1: none), where not found by name in the header. */
   constructor(
     t: TableSchema,
     header: readonly string[],
     private readonly tz: string,
     private readonly cell: CellParser,
+    fields?: readonly number[],
   ) {
     const utc = tz === 'UTC';
-    this.cols = t.columns.map((def) => ({ def, j: header.indexOf(def.name), builder: builderFor(def.type, utc) }));
+    this.cols = t.columns.map((def, i) => ({ def, j: fields ? fields[i]! : header.indexOf(def.name), builder: builderFor(def.type, utc) }));
   }
 
   /** About `rows` rows in all are coming (`seen` so far): room for them. */
@@ -135,7 +137,7 @@ function builderFor(type: ColumnType, utc: boolean): Builder {
 }
 
 /** A column of `rows` nulls (a column the file does not have). */
-function nullColumn(type: ColumnType, rows: number): Column {
+export function nullColumn(type: ColumnType, rows: number): Column {
   switch (type) {
     case 'float':
       return { type, data: new Float64Array(rows).fill(NaN) };

@@ -16,7 +16,7 @@
 import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { TableSchema } from '../schema.js';
-import { type CellParser, checkHeader, CsvColumns } from './columns.js';
+import { type CellParser, checkHeader, CsvColumns, nullColumn } from './columns.js';
 import { Scanner, unescapeFields, utf8Bytes } from './scan.js';
 
 /**
@@ -46,8 +46,31 @@ export function readCsv(t: TableSchema, input: Uint8Array | string, file: string
     scanner.skipRest(header.length); // a malformed record anywhere was reported before the header
     return fail(headerError);
   }
-  const ncols = header.length;
-  const columns = new CsvColumns(t, header, tz, cell);
+  return readRecords(t, bytes, scanner, header.length, new CsvColumns(t, header, tz, cell));
+}
+
+/**
+ * Reads the fields a mapped import names (SPEC 8): each of `t`'s columns from its field, named in the
+ * header or, in a file without one (`header` false), by position; the file's other fields skipped.
+ */
+export function readCsvFields(t: TableSchema, fields: ReadonlyArray<string | number>, input: Uint8Array | string, file: string, header: boolean, tz: string, cell: CellParser): Table {
+  const bytes = utf8Bytes(input);
+  const scanner = new Scanner(bytes.buf, file);
+  const first = header ? scanner.header() : scanner.peek();
+  if (!first) return new Table(t.columns.map((c) => c.name), t.columns.map((c) => nullColumn(c.type, 0)), 0);
+  const at = `${file}: line ${scanner.lineAt(scanner.recordStart)}`;
+  const index = fields.map((f) => {
+    const j = typeof f === 'number' ? f : first.indexOf(f);
+    if (typeof f === 'number' && j >= first.length) fail(`${at}: field ${f} is not there; its records have ${first.length} fields (0 to ${first.length - 1})`);
+    if (j < 0) fail(`${at}: the header has no column ${JSON.stringify(f)}; its columns are ${first.join(', ')}`);
+    return j;
+  });
+  return readRecords(t, bytes, scanner, first.length, new CsvColumns(t, first, tz, cell, index));
+}
+
+/** Reads the records after the scanner's position into the columns (`ncols` fields each). */
+function readRecords(t: TableSchema, bytes: ReturnType<typeof utf8Bytes>, scanner: Scanner, ncols: number, columns: CsvColumns): Table {
+  const file = scanner.fileName;
   const at = (rowStart: number): string => `${file}: line ${scanner.lineAt(rowStart)}`;
   const batchRows = Math.max(64, Math.floor(BATCH_FIELDS / ncols));
   const starts = new Int32Array(batchRows * ncols);

@@ -64,9 +64,9 @@ export class Scanner {
 
   constructor(
     buf: Buffer,
-    private readonly file: string,
+    readonly fileName: string,
   ) {
-    if (buf.length >= 0x7fffffff) fail(`${file}: larger than 2 GB; split it into smaller files`);
+    if (buf.length >= 0x7fffffff) fail(`${fileName}: larger than 2 GB; split it into smaller files`);
     this.len = buf.length;
     this.buf = buf;
     this.words = wordsOf(buf);
@@ -82,6 +82,14 @@ export class Scanner {
   /** Where scanning goes on. */
   get offset(): number {
     return this.pos;
+  }
+
+  /** The first record's fields, the scan then back where it was (a file without a header: its width). */
+  peek(): string[] | undefined {
+    const at = this.pos;
+    const first = this.header();
+    this.pos = at;
+    return first;
   }
 
   /** The header's names, or undefined when the file holds no record. */
@@ -163,7 +171,7 @@ export class Scanner {
         if (p < len) {
           c = buf[p]!;
           if (c !== COMMA && this.delimiterAt(p) === 0) {
-            fail(`${this.file}: Invalid Closing Quote: got "${String.fromCharCode(c)}" at line ${this.lineAt(p)} instead of delimiter, record delimiter, trimable character (if activated) or comment`);
+            fail(`${this.fileName}: Invalid Closing Quote: got "${String.fromCharCode(c)}" at line ${this.lineAt(p)} instead of delimiter, record delimiter, trimable character (if activated) or comment`);
           }
         }
       } else {
@@ -196,7 +204,7 @@ export class Scanner {
           if (c === COMMA) break;
           if (c === QUOTE) {
             const bom = p - s === 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf ? ' (utf8 bom)' : '';
-            fail(`${this.file}: Invalid Opening Quote: a quote is found on field ${nf} at line ${this.lineAt(p)}, value is ${JSON.stringify(buf.toString('utf8', s, p))}${bom}`);
+            fail(`${this.fileName}: Invalid Opening Quote: a quote is found on field ${nf} at line ${this.lineAt(p)}, value is ${JSON.stringify(buf.toString('utf8', s, p))}${bom}`);
           }
           if ((c === LF || c === CR) && this.delimiterAt(p) !== 0) break;
           p++;
@@ -229,7 +237,7 @@ export class Scanner {
     let escaped = false;
     for (;;) {
       p = buf.indexOf(QUOTE, p);
-      if (p < 0) fail(`${this.file}: Quote Not Closed: the parsing is finished with an opening quote at line ${this.lineAt(len - 1)}`);
+      if (p < 0) fail(`${this.fileName}: Quote Not Closed: the parsing is finished with an opening quote at line ${this.lineAt(len - 1)}`);
       if (p + 1 < len && buf[p + 1] === QUOTE) {
         escaped = true;
         p += 2;
@@ -273,7 +281,7 @@ export class Scanner {
 
   private recordLength(expected: number, got: number): never {
     const at = this.recordEnd < this.len ? this.recordEnd : this.len - 1;
-    return fail(`${this.file}: Invalid Record Length: expect ${expected}, got ${got} on line ${this.lineAt(at)}`);
+    return fail(`${this.fileName}: Invalid Record Length: expect ${expected}, got ${got} on line ${this.lineAt(at)}`);
   }
 
   /**

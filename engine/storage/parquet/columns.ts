@@ -41,6 +41,12 @@ export function checkNames(t: TableSchema, tree: SchemaTree, file: string): void
   }
 }
 
+/** Every column of `t` (a mapped import's sources) is one of the file's. */
+export function checkPresent(t: TableSchema, tree: SchemaTree, file: string): void {
+  const names = tree.children.map((c) => c.element.name);
+  for (const c of t.columns) if (!names.includes(c.name)) fail(`${file}: has no column ${JSON.stringify(c.name)}; its columns are ${names.join(', ')}`);
+}
+
 /** The plan of each table column the file has, in the table's order (an error for one whose type does not match). */
 export function planColumns(t: TableSchema, meta: FileMetaData, tree: SchemaTree, rows: number, file: string): Plan[] {
   const plans: Plan[] = [];

@@ -20,7 +20,7 @@
 import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { TableSchema } from '../schema.js';
-import { checkNames, planColumns, tableColumns } from './columns.js';
+import { checkNames, checkPresent, planColumns, tableColumns } from './columns.js';
 import { chunkOf, readFooter, rowGroupStarts } from './footer.js';
 import { hyparquet } from './hyparquet.js';
 import { readChunk } from './pages.js';
@@ -32,10 +32,12 @@ const fail = (msg: string): never => {
 const INT32_MIN = -2147483648;
 
 /** Reads a Parquet file into a table with the target table's columns (absent columns are null). */
-export function parseParquet(t: TableSchema, bytes: Uint8Array, file: string): Table {
+export function parseParquet(t: TableSchema, bytes: Uint8Array, file: string, opts: { readonly mapped?: boolean } = {}): Table {
   const h = hyparquet();
   const { buffer, meta, tree } = readFooter(h, bytes, file);
-  checkNames(t, tree, file);
+  // a mapped import reads the columns it names (the mapping checked they are there) and skips the rest
+  if (opts.mapped) checkPresent(t, tree, file);
+  else checkNames(t, tree, file);
 
   const rows = Number(meta.num_rows);
   const groups = meta.row_groups;

@@ -72,6 +72,9 @@ export class QueryService {
 
   private mountSpec(spec: MountSpec): Mounted {
     const db = openMount(spec);
+    if (this.engine.databases.some((d) => d.name === db.name)) {
+      throw new TickscopeError('badRequest', `${spec.dir}: a database named ${db.name} is mounted already; assemblies are named by folder (a kdb+ database's settings may give it another "name")`);
+    }
     this.engine.mount(db);
     this.executor.mount(specOf(db));
     return db;
@@ -85,15 +88,7 @@ export class QueryService {
   openDatabase(spec: unknown): ConnectionInfo[] {
     const s = checkOpenSpec(spec);
     if (!this.engine.databases.some((d) => d.dir === s.dir)) {
-      try {
-        this.mountSpec(s);
-      } catch (e) {
-        const err = asTickscopeError(e);
-        if (err.message.startsWith('two databases are named')) {
-          throw new TickscopeError('badRequest', `${s.dir}: a database named ${err.message.split(' ')[4]} is mounted already; assemblies are named by folder (a kdb+ database's settings may give it another "name")`);
-        }
-        throw err;
-      }
+      this.mountSpec(s);
       this.opened.push(s);
       this.save();
     }

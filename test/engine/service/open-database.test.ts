@@ -54,6 +54,8 @@ describe('Open database… on the backend', () => {
     const [a, b] = await Promise.all([firstRow(s, { ...QUOTE_DAY, scope: { assembly: 'hdb' } }), firstRow(s, { ...QUOTE_DAY, scope: { assembly: 'hdb' } })]);
     expect(a).toEqual({ n: '4832', s: '2436853' });
     expect(b).toEqual(a);
+    // another folder of the same name: said, and how to name it otherwise
+    expect(() => s.openDatabase({ dir: TORQ })).toThrow(/a database named hdb is mounted already; assemblies are named by folder \(a kdb\+ database's settings may give it another "name"\)/);
     // opening it again only makes the embedded engine active
     expect(s.openDatabase({ dir: ADV }).find((c) => c.kind === 'embedded')!.databases).toHaveLength(2);
     expect(JSON.parse(readFileSync(remember, 'utf8'))).toEqual({ databases: [{ dir: ADV }] });

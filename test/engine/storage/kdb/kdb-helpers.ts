@@ -34,37 +34,8 @@ export function damage(path: string, edit: (b: Buffer) => Uint8Array): void {
   writeFileSync(path, edit(Buffer.from(readFileSync(path))));
 }
 
-/** One stored block of a kxzipped file: its bytes and its flag (0 raw, else the algorithm). */
-export interface StoredBlock {
-  readonly bytes: Uint8Array;
-  readonly flag: number;
-}
-
-/** A kxzipped file of `length` uncompressed bytes in blocks of 2^blockLog stored as given (trailer as q writes it, format 3). */
-export function kxzip(length: number, algorithm: number, blockLog: number, blocks: readonly StoredBlock[]): Buffer {
-  const stored = blocks.reduce((s, b) => s + b.bytes.length, 0);
-  const t = 8 + stored;
-  const trailer = Buffer.alloc(32 + 8 * blocks.length + 8);
-  trailer.writeInt32LE(3, 0);
-  trailer[4] = algorithm;
-  trailer.writeBigInt64LE(BigInt(length), 8);
-  trailer.writeBigInt64LE(BigInt(t), 16);
-  trailer.writeBigInt64LE(BigInt(2 ** blockLog), 24);
-  blocks.forEach((b, i) => {
-    trailer.writeInt32LE(b.bytes.length, 32 + 8 * i);
-    trailer.writeInt32LE(b.flag, 36 + 8 * i);
-  });
-  trailer.writeBigInt64LE(BigInt(blocks.length), 32 + 8 * blocks.length);
-  return Buffer.concat([Buffer.from('kxzipped', 'latin1'), ...blocks.map((b) => b.bytes), trailer]);
-}
-
-/** An image cut into blocks of 2^blockLog, each compressed by `pack` (flag `algorithm`). */
-export function kxzipWith(image: Uint8Array, algorithm: number, blockLog: number, pack: (block: Uint8Array, i: number) => Uint8Array): Buffer {
-  const size = 2 ** blockLog;
-  const blocks: StoredBlock[] = [];
-  for (let at = 0, i = 0; at < image.length; at += size, i++) blocks.push({ bytes: pack(image.subarray(at, at + size), i), flag: algorithm });
-  return kxzip(image.length, algorithm, blockLog, blocks);
-}
+/** The kxzipped container (docs/kdb-format.md 5.1) is the writer's: bench/kdb-writer.ts. */
+export { kxzip, kxzipWith, type StoredBlock } from '../../../../bench/kdb-writer.js';
 
 /** A plain vector file's bytes: `fe 20 t attr`, 4 zero bytes, the count, the items. */
 export function vectorFile(type: number, count: number, items: Uint8Array, attr = 0): Buffer {

@@ -22,9 +22,13 @@ export function symbolNames(path: string, image: Uint8Array): { offsets: Int32Ar
   if (image.length > 8 && image[image.length - 1] !== 0) throw badFile(path, `its last name has no terminating 0 (truncated?): names run to the end of the file, each ending in 0`);
   let names = 0;
   for (let i = 8; i < image.length; i++) if (image[i] === 0) names++;
-  // the names packed without their 0s, and where each starts (one entry more: the null symbol)
-  const offsets = new Int32Array(names + 2);
-  const data = new Uint8Array(image.length - 8 - names);
+  // the names packed without their 0s, and where each starts (one entry more: the null symbol), in
+  // shared memory: every symbol column of a result carries the domain's dictionary, and a result
+  // handed from a query worker to another thread (Executor.call, engine/parallel/transfer.ts) shares a
+  // dictionary in shared memory by reference but copies one in plain memory, once per column (a `sym`
+  // holding a database's unique executionIDs, 10M names, made 8 copies of 250 MB per query)
+  const offsets = new Int32Array(new SharedArrayBuffer(4 * (names + 2)));
+  const data = new Uint8Array(new SharedArrayBuffer(image.length - 8 - names));
   let k = 0;
   let o = 0;
   for (let i = 8; i < image.length; i++) {

@@ -24,7 +24,7 @@ import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import { resultBytes } from '../../core/result-limits.js';
 import { NS_PER_DAY } from '../../core/time.js';
-import { prepareForStorage } from '../prepare.js';
+import { prepareForStorage, timeOrder } from '../prepare.js';
 import type { RowSource } from '../row-source.js';
 import { columnOf, type TableSchema } from '../schema.js';
 import { type KdbColumnFile, openColumn } from './column.js';
@@ -198,6 +198,8 @@ export class KdbPartition implements RowSource {
    */
   private readonly partial = new Map<string, { readonly column: Column; loaded: Array<[number, number]> }>();
   private count: number | undefined;
+  /** The rows in time order, once made (null: none, a partition of one run or without a time column). */
+  private order: Int32Array | null | undefined;
   private shaped: Shape | undefined;
 
   constructor(
@@ -212,10 +214,10 @@ export class KdbPartition implements RowSource {
     private readonly value?: number,
   ) {}
 
-  /** Bytes (estimated) of the columns read whole and kept, and of those read in row ranges (each of the partition's length). */
+  /** Bytes (estimated) of the columns read whole and kept, of those read in row ranges (each of the partition's length), and of the time order. */
   heldBytes(): number {
     const kept = [...this.whole.values(), ...[...this.partial.values()].map((p) => p.column)];
-    return resultBytes(kept.map((c) => ({ type: c.type })), this.rows) + (this.shaped?.view ? resultBytes(this.info.schema.columns, this.rows) : 0);
+    return resultBytes(kept.map((c) => ({ type: c.type })), this.rows) + (this.shaped?.view ? resultBytes(this.info.schema.columns, this.rows) : 0) + (this.order?.byteLength ?? 0);
   }
 
   get rows(): number {
@@ -276,8 +278,21 @@ export class KdbPartition implements RowSource {
     return p.column;
   }
 
+  /**
+   * The rows in time order (ties by identifier, then storage order). kdb+ stores none: it is made
+   * once from the time column and the identifier runs (prepare.ts timeOrder, as the native store makes
+   * the one it stores) and kept, so a query over most identifiers walks it, as on the native store,
+   * instead of merging every run again (~200 ms for a day of 2M rows in 100 runs).
+   */
   timeOrder(): Int32Array | undefined {
-    return this.shape().view?.timeOrder?.();
+    const s = this.shape();
+    if (s.view) return s.view.timeOrder?.();
+    if (this.order === undefined) {
+      const t = this.info.schema.timeColumn;
+      const time = t && s.idRanges.size > 1 ? this.wholeColumn(t) : undefined;
+      this.order = time?.type === 'timestamp' ? timeOrder(time.data, Object.fromEntries(s.idRanges)) : null;
+    }
+    return this.order ?? undefined;
   }
 
   private def(name: string): { name: string; type: ColumnType } {

@@ -40,8 +40,9 @@ export type KdbColumn =
   | { readonly type: 'int'; readonly values: ReadonlyArray<number | null> }
   | { readonly type: 'boolean'; readonly values: readonly boolean[] }
   | { readonly type: 'date'; readonly values: ReadonlyArray<number | null> } // days since 1970
-  // enumerated against `sym`; `parted`: with a p# index (each value's rows together, as q's end-of-day save leaves the identifier)
-  | { readonly type: 'symbol'; readonly values: ReadonlyArray<string | null>; readonly parted?: boolean }
+  // enumerated against `sym` (or the domain named: a file at the root, as q's .Q.ens writes one); `parted`: with a
+  // p# index (each value's rows together, as q's end-of-day save leaves the identifier)
+  | { readonly type: 'symbol'; readonly values: ReadonlyArray<string | null>; readonly parted?: boolean; readonly domain?: string }
   // anymap columns: a char vector per row; a float or long vector per row. `mapped`: every element as a
   // q vector at an 8-aligned offset (else compact, a code byte and a 1-byte count; q picks per element,
   // by rules unverified: the sample has both)
@@ -49,7 +50,10 @@ export type KdbColumn =
   | { readonly type: 'float[]'; readonly values: ReadonlyArray<readonly number[]>; readonly mapped?: boolean }
   | { readonly type: 'long[]'; readonly values: ReadonlyArray<readonly number[]>; readonly mapped?: boolean }
   // a Tickscope column as it is held (core/column.ts), for large tables: see TypedColumn
-  | { readonly type: 'typed'; readonly column: TypedColumn; readonly parted?: boolean };
+  | { readonly type: 'typed'; readonly column: TypedColumn; readonly parted?: boolean; readonly domain?: string };
+
+/** Enumeration domains by name (`sym`...): each the names written so far, a name's index its position. */
+export type KdbDomains = Map<string, string[]>;
 
 /**
  * A column as Tickscope holds one (core/column.ts): typed arrays, nulls as Tickscope holds them
@@ -217,17 +221,17 @@ function longObject(type: number, attr: number, items: readonly bigint[]): Buffe
 }
 
 /**
- * An enumeration of indices into the domain `sym` (kdb+ 3.6's `fd 20` file: int64 items; -1 here is
+ * An enumeration of indices into the domain `domain` (kdb+ 3.6's `fd 20` file: int64 items; -1 here is
  * the null index); `parted`, with a p# index after the data (docs/kdb-format.md 2.3, as 3.6 writes
  * it): an 8-byte gap, a u# object of the distinct values in run order, then the run boundaries as a
  * long vector ending the file. q puts a hash table after the distinct values; a reader never needs it,
  * so none is written.
  */
-function enumeration(indices: Int32Array, parted: boolean): Uint8Array {
+function enumeration(indices: Int32Array, parted: boolean, domain: string): Uint8Array {
   const n = indices.length;
   const b = Buffer.alloc(PAGE + n * 8);
   b.set([0xfd, 0x20]);
-  b.write('sym\0', 16, 'latin1');
+  b.write(`${domain}\0`, 16, 'latin1');
   b.set([0xfd, 0x00, 0x14, parted ? 0x03 : 0x00], 4080);
   b.writeBigInt64LE(BigInt(n), 4088);
   // int64 items through their int32 halves: an index, or q's null (INT64_MIN: low 0, high INT32_MIN)
@@ -314,7 +318,7 @@ function enumerate(domain: string[], index: Map<string, number>, s: string | nul
 }
 
 /** The file of a column held as Tickscope holds it. */
-function typedFile(c: TypedColumn, parted: boolean, domain: string[]): Uint8Array {
+function typedFile(c: TypedColumn, parted: boolean, domains: KdbDomains, name = 'sym'): Uint8Array {
   switch (c.type) {
     case 'timestamp':
       return typedVector(12, c.data, -Q_EPOCH_NS);
@@ -332,20 +336,28 @@ function typedFile(c: TypedColumn, parted: boolean, domain: string[]): Uint8Arra
       return typedVector(1, c.data.map((v) => (v ? 1 : 0)));
     case 'symbol': {
       // each code of the column's dictionary enumerated once ("" is the null symbol)
+      const domain = domainOf(domains, name);
       const index = indexOf(domain);
       const of = new Int32Array(c.dict.length);
       for (let k = 0; k < c.dict.length; k++) {
         const s = c.dict.get(k);
         of[k] = enumerate(domain, index, s === '' ? null : s);
       }
-      return enumeration(c.codes.map((k) => of[k]!), parted);
+      return enumeration(c.codes.map((k) => of[k]!), parted, name);
     }
   }
 }
 
-/** The bytes of one column file (and of its `#` file, for a nested column); symbols are added to `domain` as met. */
-function columnFile(c: KdbColumn, domain: string[]): Uint8Array | { name: Uint8Array; arena: Uint8Array } {
-  if (c.type === 'typed') return typedFile(c.column, c.parted ?? false, domain);
+/** A domain's names so far (a new domain starts empty). */
+function domainOf(domains: KdbDomains, name: string): string[] {
+  let d = domains.get(name);
+  if (!d) domains.set(name, (d = []));
+  return d;
+}
+
+/** The bytes of one column file (and of its `#` file, for a nested column); symbols are added to their domain as met. */
+function columnFile(c: KdbColumn, domains: KdbDomains): Uint8Array | { name: Uint8Array; arena: Uint8Array } {
+  if (c.type === 'typed') return typedFile(c.column, c.parted ?? false, domains, c.domain);
   const n = c.values.length;
   switch (c.type) {
     case 'timestamp':
@@ -363,8 +375,9 @@ function columnFile(c: KdbColumn, domain: string[]): Uint8Array | { name: Uint8A
     case 'date':
       return vector(14, 4, n, (b, at, i) => b.writeInt32LE(c.values[i] === null ? INT32_NULL : c.values[i]! - Q_EPOCH_DAYS, at));
     case 'symbol': {
+      const domain = domainOf(domains, c.domain ?? 'sym');
       const index = indexOf(domain);
-      return enumeration(Int32Array.from(c.values, (s) => enumerate(domain, index, s)), c.parted ?? false);
+      return enumeration(Int32Array.from(c.values, (s) => enumerate(domain, index, s)), c.parted ?? false, c.domain ?? 'sym');
     }
     case 'string':
       return anymap(10, c.values.map((s) => Buffer.from(s, 'utf8')), c.mapped ?? false);
@@ -375,13 +388,17 @@ function columnFile(c: KdbColumn, domain: string[]): Uint8Array | { name: Uint8A
   }
 }
 
-/** A splayed table's folder: its `.d` (the columns' order) and one file per column (compressed when asked). */
-export function writeSplayed(dir: string, columns: ReadonlyArray<readonly [string, KdbColumn]>, domain: string[], options: KdbWriteOptions = {}): void {
+/**
+ * A splayed table's folder: its `.d` (the columns' order) and one file per column (compressed when
+ * asked). Symbols are added to their domains as met: `domains` by name, or the `sym` list alone.
+ */
+export function writeSplayed(dir: string, columns: ReadonlyArray<readonly [string, KdbColumn]>, domains: string[] | KdbDomains, options: KdbWriteOptions = {}): void {
+  const byName = Array.isArray(domains) ? new Map([['sym', domains]]) : domains;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, '.d'), symbolList(columns.map(([name]) => name)));
   const write = (file: string, image: Uint8Array): void => writeFileSync(join(dir, file), options.compression ? compressFile(image, options.compression) : image);
   for (const [name, c] of columns) {
-    const bytes = columnFile(c, domain);
+    const bytes = columnFile(c, byName);
     if (bytes instanceof Uint8Array) write(name, bytes);
     else {
       write(name, bytes.name);
@@ -393,11 +410,11 @@ export function writeSplayed(dir: string, columns: ReadonlyArray<readonly [strin
 /**
  * A date-partitioned database written a table at a time (a large one need not be held whole): each
  * partition's tables, splayed tables at the root, then `finish` writes the `sym` file of every symbol
- * written.
+ * written (and each other domain's file).
  */
 export class HdbWriter {
-  /** The `sym` domain so far. */
-  readonly domain: string[] = [];
+  /** The domains so far by name: `sym`, and any a column names. */
+  readonly domains: KdbDomains = new Map([['sym', []]]);
 
   constructor(
     readonly root: string,
@@ -408,17 +425,17 @@ export class HdbWriter {
 
   /** A table of the partition `date` (`2024.03.06`): its columns in order. */
   partition(date: string, table: string, columns: ReadonlyArray<readonly [string, KdbColumn]>): void {
-    writeSplayed(join(this.root, date, table), columns, this.domain, this.options);
+    writeSplayed(join(this.root, date, table), columns, this.domains, this.options);
   }
 
   /** A splayed table at the root. */
   splayed(table: string, columns: ReadonlyArray<readonly [string, KdbColumn]>): void {
-    writeSplayed(join(this.root, table), columns, this.domain, this.options);
+    writeSplayed(join(this.root, table), columns, this.domains, this.options);
   }
 
-  /** Writes the `sym` file (plain, as q leaves it). */
+  /** Writes the domain files, `sym` and any other (plain, as q leaves them). */
   finish(): void {
-    writeFileSync(join(this.root, 'sym'), symbolList(this.domain));
+    for (const [name, names] of this.domains) writeFileSync(join(this.root, name), symbolList(names));
   }
 }
 

@@ -47,6 +47,8 @@ const columns: Array<[string, KdbColumn]> = [
   ['day', { type: 'typed', column: { type: 'date', data: day } }],
   ['stop', { type: 'typed', column: { type: 'boolean', data: flag } }],
   ['cond', { type: 'typed', column: { type: 'symbol', codes: condCodes, dict: cond } }],
+  // enumerated against a domain of its own (as q's .Q.ens writes one)
+  ['exec', { type: 'typed', column: { type: 'symbol', codes: condCodes, dict: new StringDict(['', 'e1', 'e2']) }, domain: 'execsym' }],
 ];
 
 const s = scratch();
@@ -84,9 +86,12 @@ describe('columns given as Tickscope holds them', () => {
     expect(cells(p.column('day'))).toEqual(Array.from(day));
     expect(cells(p.column('stop'))).toEqual(Array.from(flag));
     expect(cells(p.column('cond'))).toEqual(Array.from(condCodes, (k) => cond.get(k)));
+    expect(cells(p.column('exec'))).toEqual(Array.from(condCodes, (k) => ['', 'e1', 'e2'][k]));
     // the sym file: each name once, the null symbol and the unused name of the dictionary too but ""
     const sym = readFileSync(join(kdb.dir, 'sym'));
     expect(sym.subarray(8).toString('latin1').split('\0').slice(0, -1)).toEqual(['AAA', 'BBB', 'unused', 'X', 'Y']);
+    expect(readFileSync(join(kdb.dir, 'execsym')).subarray(8).toString('latin1')).toBe('e1\0e2\0');
+    expect(readFileSync(join(kdb.dir, '2024.03.06', 'trade', 'exec')).subarray(16, 24).toString('latin1')).toBe('execsym\0');
   });
 
   const algorithms: Array<[string, KdbCompression, (block: Buffer) => boolean]> = [
@@ -115,8 +120,9 @@ describe('columns given as Tickscope holds them', () => {
         expect(cells(q.column(c)), c).toEqual(cells(p.column(c)));
       }
       expect([...q.idRanges]).toEqual([...p.idRanges]);
-      // .d and sym stay plain, as q leaves them
+      // .d and the domains stay plain, as q leaves them
       expect(openKdbFile(join(z.dir, 'sym')).compression).toBeUndefined();
+      expect(openKdbFile(join(z.dir, 'execsym')).compression).toBeUndefined();
       expect(openKdbFile(join(z.dir, '2024.03.06', 'trade', '.d')).compression).toBeUndefined();
     });
   }

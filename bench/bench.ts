@@ -28,6 +28,9 @@
  * responsiveness.ts (latency of a trivial HTTP request while a full-day getTicks runs on the serving
  * thread vs on the executor), cancel-latency.ts (cancel of ticks-ffill-1d and the next query),
  * workers-memory.ts (RSS growth with 1 and 2 workers, and of an idle worker).
+ * kdb+ cases (kdb-cases.ts; not against DuckDB): the bench's Trade table also written as kdb+ HDBs
+ * (kdb-data.ts: uncompressed, zlib, zstd), the same queries timed there and on the native database;
+ * kdb-year, only when asked by --cases: a cold narrow query on 250 date partitions vs one.
  * Results also go to <data>/last-run.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -47,11 +50,14 @@ import { loadSettings } from '../engine/executor/settings.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
 import { caseQueries } from './case-queries.js';
-import { ALL_CASE_IDS, type CaseId, EXECUTOR_CASES, WARM_CASES, type WarmCaseId } from './cases.js';
+import { ALL_CASE_IDS, type CaseId, DEFAULT_CASE_IDS, EXECUTOR_CASES, KDB_CASES, type KdbWarmCaseId, WARM_CASES, type WarmCaseId } from './cases.js';
 import { type CellColumn, checkValues, FLOAT_TOLERANCE, tableCells, ValueMismatch } from './cells.js';
 import { beyondNode, COPY_OPTIONS, csvRows, type DuckCopyArg, median, type Probe, type TimedCommand, type TimerInput, type TimerOutput } from './command-timing.js';
 import { benchData, type BenchData, DEFAULT_SCALE, type DemoScale, duckInMemory, QUICK_SCALE, removeScratch, scratchCopies } from './data.js';
 import { type DuckColumns, duckCells, duckQuery } from './duck-read.js';
+import { type KdbCaseResult, kdbQueries, printKdbWarm, runKdbWarm } from './kdb-cases.js';
+import { kdbBenchData } from './kdb-data.js';
+import { type KdbYearResult, printKdbYear, runKdbYear } from './kdb-year.js';
 
 const HELP = `npm run bench -- [options]
   --runs N          timed runs per case and thread count, median reported (default 9; 7 or more for a result)
@@ -62,7 +68,9 @@ const HELP = `npm run bench -- [options]
   --days N --instruments N --trades-per-day N   another scale (default ${DEFAULT_SCALE.days}, ${DEFAULT_SCALE.instruments}, ${DEFAULT_SCALE.tradesPerDay.toLocaleString('en-US')})
   --data DIR        where data is kept (default .bench-data)
   --tickscope FILE  the tickscope command the cold and output cases run (default this checkout's bin/tickscope.cjs)
-cases: ${ALL_CASE_IDS.join(', ')}`;
+cases: ${ALL_CASE_IDS.join(', ')}
+  the kdb+ cases write the data's Trade table as kdb+ HDBs under --data on first use (uncompressed, zlib, zstd: a few minutes);
+  ${KDB_CASES.filter((c) => c.onlyAsked).map((c) => c.id).join(', ')} runs only when named in --cases (its 250-partition HDB, ~10 GB, is written on first use: a few minutes more)`;
 
 const { values } = parseArgs({
   options: {
@@ -103,7 +111,7 @@ const runs = Math.max(1, positive(values.runs, '--runs'));
 const warmups = positive(values.warmups, '--warmups');
 const threadCounts = values.threads.split(',').map((t) => positive(t.trim(), '--threads'));
 if (threadCounts.some((t) => t < 1)) usage('--threads counts must be 1 or more');
-const selected: CaseId[] = values.cases ? values.cases.split(',').map((s) => s.trim()).filter(Boolean) as CaseId[] : [...ALL_CASE_IDS];
+const selected: CaseId[] = values.cases ? values.cases.split(',').map((s) => s.trim()).filter(Boolean) as CaseId[] : [...DEFAULT_CASE_IDS];
 for (const id of selected) {
   if (!ALL_CASE_IDS.includes(id)) usage(`unknown case ${id}`);
 }
@@ -753,6 +761,33 @@ for (const c of EXECUTOR_CASES) {
   }
 }
 
+// The kdb+ cases: the data's Trade table as kdb+ HDBs (written on first use), the same queries there and natively.
+const kdbWarmIds = KDB_CASES.map((c) => c.id).filter((id): id is KdbWarmCaseId => id !== 'kdb-year' && selected.includes(id));
+let kdbWarm: KdbCaseResult[] = [];
+const kdbErrors: Record<string, string> = {};
+if (kdbWarmIds.length > 0) {
+  log(`  ${kdbWarmIds.join(', ')}: kdb+ HDBs of ${data.name}'s Trade ...`);
+  try {
+    const hdbs = kdbBenchData(root, data, log);
+    const executor = (dir: string, workers: number): Promise<Executor> => Executor.start([dir], { ...loadSettings({ env: {} }), workers, maxRunningQueries: workers });
+    kdbWarm = await runKdbWarm({ runs, warmups, threadCounts, gc, log, executor }, data.dir, hdbs, kdbWarmIds, kdbQueries(ctx));
+  } catch (e) {
+    for (const id of kdbWarmIds) kdbErrors[id] = (e as Error).stack ?? String(e);
+    console.error(`\n!!! ${kdbWarmIds.join(', ')} FAILED\n${kdbErrors[kdbWarmIds[0]!]}\n`);
+  }
+  for (const r of kdbWarm) if (r.error) kdbErrors[r.id] = r.error;
+}
+let kdbYear: KdbYearResult | null = null;
+if (selected.includes('kdb-year')) {
+  log('  kdb-year: the year HDB, fresh processes ...');
+  try {
+    kdbYear = runKdbYear({ root, runs, log, timeCommands, callCommand, baseline: BARE_NODE, jsonRows, child: (script, arg) => child(script, arg) });
+  } catch (e) {
+    kdbErrors['kdb-year'] = (e as Error).stack ?? String(e);
+    console.error(`\n!!! kdb-year FAILED\n${kdbErrors['kdb-year']}\n`);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The final table.
 
@@ -903,6 +938,9 @@ if (workersMemory) {
     `    growth(2) / (growth(1) + idle) = ${w.ratio.toFixed(2)}   target growth(2) <= 1.2 x growth(1) + idle = ${mib(w.limit)} MiB${w.met ? '' : '  MISSED'}`,
   );
 } else if (executorErrors['workers-memory']) console.log('  workers-memory: FAILED (above)');
+printKdbWarm(kdbWarm, threadCounts, runs, data.name);
+if (kdbYear) printKdbYear(kdbYear);
+else if (kdbErrors['kdb-year']) console.log('\nkdb-year: FAILED (above)');
 console.log('');
 if (warm.length > 0) console.log(
   `values checked cell by cell before timing (floats relative ${FLOAT_TOLERANCE}, timestamps exact ns, symbols as strings); timed: every case through an executor of N workers (Executor.call, split across them when the query allows) + every column as an array in this thread; vs DuckDB query + every column read into JS arrays.`,
@@ -919,6 +957,7 @@ if (importError) failed.push('import');
 if (memoryError) failed.push('memory');
 if (ordersMemoryError) failed.push('orders-memory');
 failed.push(...Object.keys(executorErrors));
+failed.push(...Object.keys(kdbErrors));
 const report = {
   when: new Date().toISOString(),
   dataset: data.name,
@@ -945,6 +984,7 @@ const report = {
   memory,
   ordersMemory,
   executor: { informational: true, responsiveness, cancel: cancelLatency, workersMemory },
+  kdb: { warm: kdbWarm, year: kdbYear },
   failed,
 };
 writeFileSync(join(root, 'last-run.json'), `${JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);

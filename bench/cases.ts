@@ -172,6 +172,49 @@ export const EXECUTOR_CASES = [
 
 export type ExecutorCaseId = (typeof EXECUTOR_CASES)[number]['id'];
 
-export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'] | ExecutorCaseId;
+/**
+ * The kdb+ cases (issue 29; kdb-cases.ts): the bench's Trade table as kdb+ HDBs (kdb-data.ts), each
+ * query timed there and on the native database. Not against DuckDB, so not in the geomean. The year
+ * case writes a 10 GB HDB on first use: it runs only when named in --cases (`onlyAsked`).
+ */
+export const KDB_CASES = [
+  {
+    id: 'kdb-narrow',
+    name: 'kdb+: 1 instrument, 1 hour',
+    queries: 'ticks-1i-1h on the HDBs (uncompressed, zlib, zstd) and on the native database; compressed HDBs also fresh (partitions opened again, block cache empty) vs bare decompression of the blocks read',
+    target: 'uncompressed <= 1.2x native; compressed fresh <= 1.2x bare decompression',
+    onlyAsked: false,
+  },
+  {
+    id: 'kdb-day',
+    name: 'kdb+: a full day, all columns',
+    queries: 'getTicks Trade, first date, all instruments, all columns, as kdb-narrow',
+    target: 'uncompressed <= 1.2x native; compressed fresh <= 1.2x bare decompression',
+    onlyAsked: false,
+  },
+  {
+    id: 'kdb-vwap',
+    name: 'kdb+: VWAP by instrument, all days',
+    queries: 'getStats Trade, every date, agg vwap ["wavg","volume","price"] per instrument, as kdb-narrow',
+    target: 'uncompressed <= 1.2x native; compressed fresh <= 1.2x bare decompression',
+    onlyAsked: false,
+  },
+  {
+    id: 'kdb-year',
+    name: 'kdb+: a year of partitions, cold narrow query',
+    queries:
+      '`tickscope call` of a 1-instrument, 1-hour getTicks on an HDB of 250 date partitions (100 instruments, 400,000 trades a day) and on its last day alone, timed whole; what mounting it and the app\'s table list open',
+    target: 'year <= 1.5x one partition; the table list without reading every partition',
+    onlyAsked: true,
+  },
+] as const;
 
-export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id), ...EXECUTOR_CASES.map((c) => c.id)];
+export type KdbCaseId = (typeof KDB_CASES)[number]['id'];
+export type KdbWarmCaseId = Exclude<KdbCaseId, 'kdb-year'>;
+
+export type CaseId = WarmCaseId | (typeof OTHER_CASES)[number]['id'] | ExecutorCaseId | KdbCaseId;
+
+export const ALL_CASE_IDS: readonly CaseId[] = [...WARM_CASES.map((c) => c.id), ...OTHER_CASES.map((c) => c.id), ...EXECUTOR_CASES.map((c) => c.id), ...KDB_CASES.map((c) => c.id)];
+
+/** The cases a run without --cases runs: all but those run only when asked. */
+export const DEFAULT_CASE_IDS: readonly CaseId[] = ALL_CASE_IDS.filter((id) => !KDB_CASES.some((c) => c.id === id && c.onlyAsked));

@@ -258,6 +258,9 @@ export class KdbPartition implements RowSource {
 
   /** The column with at least the rows of `spans` read (see `partial`), or undefined for a type read whole. */
   private partly(name: string, spans: ReadonlyArray<readonly [number, number]>): Column | undefined {
+    // every row asked for (a query over every identifier's adjacent runs): the column read whole, as it
+    // is read, not copied again into a partition-length column (a third copy of every byte)
+    if (spans.length === 1 && spans[0]![0] === 0 && spans[0]![1] === this.rows) return this.wholeColumn(name);
     let p = this.partial.get(name);
     const read: Array<[number, number]> = [];
     for (const [a, b] of p ? missing(spans, p.loaded) : spans) {

@@ -12,8 +12,8 @@
  * blocks (engine/storage/kdb/block-cache.ts), so a warm run of a compressed HDB may decompress nothing.
  *
  * So each compressed HDB is measured again where a query must decompress: "fresh", in this thread,
- * every partition opened again before each run (its files, their trailers and headers; the `sym`
- * domain stays loaded) and the block cache emptied. The blocks the query decompressed are counted by
+ * every partition opened again before each run (its files, their trailers and headers; the domains
+ * (`sym`...) stay loaded) and the block cache emptied. The blocks the query decompressed are counted by
  * the reader's own hook (KdbReadOptions.onDecompress), and exactly those blocks (each once) are then
  * decompressed alone by the reader's decompressor (codecs.ts decompressKdbBlock), their stored bytes
  * read beforehand: bare decompression, timed interleaved with the fresh query. Printed: the query's
@@ -189,8 +189,8 @@ function checkSame(id: string, q: KdbQuery, native: Table, kdb: Table): number {
 
 /**
  * The HDB's tables as KdbSource reads them, with every partition opened again after `renew()`: no
- * column or file kept from the last query (KdbSource keeps its last 16 partitions open). The `sym`
- * domain is read once and kept, as KdbSource keeps it.
+ * column or file kept from the last query (KdbSource keeps the partitions it read last open). The
+ * domains (`sym`...) are read once and kept, as KdbSource keeps them.
  */
 class FreshPartitions implements Source {
   readonly kind = 'kdb';
@@ -298,10 +298,14 @@ function storedBlocks(blocks: ReadonlyMap<string, ReadonlySet<number>>): { compr
   return { compressed, raw, uncompressedBytes, storedBytes };
 }
 
+/** Timed runs of a fresh query (and of bare decompression): at most this many, after FRESH_WARMUPS (each run takes seconds on a full day). */
+export const FRESH_RUNS = 5;
+const FRESH_WARMUPS = 1;
+
 /**
  * The fresh query on an HDB, in this thread, interleaved with bare decompression of the blocks it
- * decompressed (for a compressed HDB); medians after the warm-ups. The block cache is the reader's
- * default size, emptied before each run.
+ * decompressed (for a compressed HDB); medians of min(runs, FRESH_RUNS) after FRESH_WARMUPS (the
+ * first, untimed run besides). The block cache is the reader's default size, emptied before each run.
  */
 function freshTiming(k: KdbBenchContext, hdb: KdbHdb, q: KdbQuery): FreshTiming {
   const cache = new BlockCache();
@@ -341,11 +345,12 @@ function freshTiming(k: KdbBenchContext, hdb: KdbHdb, q: KdbQuery): FreshTiming 
   };
   const queryRuns: number[] = [];
   const bareRuns: number[] = [];
-  for (let i = 0; i < k.warmups + k.runs; i++) {
+  const runs = Math.min(k.runs, FRESH_RUNS);
+  for (let i = 0; i < FRESH_WARMUPS + runs; i++) {
     const tq = query();
     if (decompressions !== perRun) throw new Error(`bench: ${hdb.dir}: the fresh query decompressed ${decompressions} blocks, the first run ${perRun}`);
     const tb = stored ? bare() : 0;
-    if (i < k.warmups) continue;
+    if (i < FRESH_WARMUPS) continue;
     queryRuns.push(tq);
     if (stored) bareRuns.push(tb);
   }
@@ -491,7 +496,7 @@ export function printKdbWarm(results: readonly KdbCaseResult[], threadCounts: re
   }
   console.log('');
   console.log(
-    `fresh: in this thread, every partition opened again and the block cache emptied before each run (the sym domain kept), median of ${runs}; bare: exactly the blocks that query decompressed (the reader's onDecompress hook), each once, by the reader's decompressor, stored bytes read beforehand. ratio = fresh / bare, target <= ${KDB_TARGETS.decompression}:`,
+    `fresh: in this thread, every partition opened again and the block cache emptied before each run (the domains kept), median of ${Math.min(runs, FRESH_RUNS)}; bare: exactly the blocks that query decompressed (the reader's onDecompress hook), each once, by the reader's decompressor, stored bytes read beforehand. ratio = fresh / bare, target <= ${KDB_TARGETS.decompression}:`,
   );
   for (const r of results) {
     const f = r.fresh;

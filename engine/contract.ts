@@ -41,7 +41,11 @@ export interface TableInfo {
   readonly key: string | null;
   /** Named analytics of getStats for this table: built-in `<agg><Column>` names, then configured ones. */
   readonly analytics: readonly string[];
-  readonly rows: number;
+  /**
+   * Its rows, where known without reading a file of every partition; null where not (a kdb+ table
+   * whose partitions have not all been read yet: `tickscope info` counts them).
+   */
+  readonly rows: number | null;
   /** First and last partition dates (UTC), for partitioned tables with data. */
   readonly firstDate: string | null;
   readonly lastDate: string | null;

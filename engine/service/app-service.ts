@@ -27,7 +27,8 @@ function tableInfo(db: Source, name: string): TableInfo {
     foreignKeys: t.foreignKeys,
     key: t.key ?? null,
     analytics: [...analyticsOf(t, db.config).keys()],
-    rows: tableRows(db, name),
+    // a kdb+ table's rows only once every partition's count has been read (the table list never opens them all)
+    rows: db.knownRows ? (db.knownRows(name) ?? null) : tableRows(db, name),
     firstDate: keys[0] ?? null,
     lastDate: keys[keys.length - 1] ?? null,
   };

@@ -37,6 +37,11 @@ export interface Source {
   reference(table: string): RowSource | undefined;
   /** Looks again for what changed outside this process (new partitions, an edited config). */
   refresh(): void;
+  /**
+   * A table's rows when known without reading a file of every partition (metadata, counts already
+   * read), else undefined; absent: tableRows counts them from the partitions' metadata.
+   */
+  knownRows?(table: string): number | undefined;
   /** Runs a query against one fixed state of the source (see the file's comment). */
   read<T>(fn: () => T): T;
   /** Registers a check the config must pass (now, and whenever it changes); `where` names the config for its errors. */

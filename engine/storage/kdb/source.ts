@@ -78,6 +78,8 @@ export const DATE_COLUMN = 'date';
  */
 const KEPT_PARTITIONS = 16;
 const DEFAULT_KEPT_BYTES = 1024 * 1024 * 1024;
+/** Folders of a table whose rows the table list counts when asked (more: not counted until read). */
+const COUNTED_AT_ONCE = 32;
 
 
 /** Column names (lower case) -> the role they are guessed to play. */
@@ -219,6 +221,8 @@ export class KdbSource implements Source {
   /** The root's entries (and its files' sizes and times) when last scanned (a refresh that finds the same skips the rest). */
   private seen = '';
   private readonly parts = new Map<string, RowSource>();
+  /** Rows of each table folder counted so far (by folder, since the last scan). */
+  private readonly counted = new Map<string, number>();
   /** The UTC days of each table partitioned by month, year or int (built when first asked for). */
   private readonly dayIndexes = new Map<string, Map<string, FolderRows[]>>();
   /** The zone its times are wall-clock times of, when not UTC (they are read as instants, core/wall-clock.ts). */
@@ -314,6 +318,32 @@ export class KdbSource implements Source {
     return i!;
   }
 
+  /**
+   * A table's rows when every folder of it has been counted (a partition opened counts its own; the
+   * counts outlive the partitions kept open), else undefined: the table list never opens every partition.
+   * A table of month, year or int folders, or of another zone, is counted when its days are found.
+   */
+  knownRows(table: string): number | undefined {
+    const whole = this.wholeTables.get(table);
+    if (whole) return whole.table.length;
+    const folders = this.folders(table);
+    // a few folders not counted yet are counted now (a header each); many are left for tickscope info
+    const missing = folders.filter((f) => !this.counted.has(f.dir));
+    if (missing.length > 0 && missing.length <= COUNTED_AT_ONCE) {
+      const disk = this.disk(table);
+      const root = this.layout.splayed.get(disk);
+      if (root) this.opened(table, root, undefined);
+      for (const f of this.layout.tables.get(disk) ?? []) if (!this.counted.has(join(f.dir, disk))) this.folder(table, f);
+    }
+    let n = 0;
+    for (const f of folders) {
+      const c = this.counted.get(f.dir);
+      if (c === undefined) return undefined;
+      n += c;
+    }
+    return n;
+  }
+
   /** A table written whole at the root (its file, its q types as stored), or undefined. */
   serializedTable(table: string): { readonly path: string; readonly table: Table; readonly qTypes: readonly number[] } | undefined {
     return this.wholeTables.get(table);
@@ -401,6 +431,8 @@ export class KdbSource implements Source {
     this.domains = new Domains(this.dir, this.options);
     this.parts.clear();
     this.dayIndexes.clear();
+    // q may have saved a partition again: its rows are counted again when it is next opened
+    this.counted.clear();
     const where = `kdb+ settings ${this.settings.file ?? `of ${this.dir}`}`;
     const aliases = this.settings.tables ?? {};
     const onDisk = new Map<string, string>();
@@ -456,7 +488,9 @@ export class KdbSource implements Source {
 
   /** A partition, kept among the most recently used (its open files and the columns read whole). */
   private opened(table: string, dir: string, days: number | undefined, value?: number): KdbPartition {
-    return this.held(`${table}\0${dir}`, () => new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options, value));
+    const p = this.held(`${table}\0${dir}`, () => new KdbPartition(this.infos.get(table)!, dir, days, this.domains, this.options, value));
+    this.counted.set(dir, p.rows);
+    return p;
   }
 
   /** A partition (a folder's, or rows gathered from several), kept among the most recently used. */

@@ -20,10 +20,10 @@ export function TableList(): React.JSX.Element {
               type="button"
               className={t.name === current ? 'active' : ''}
               onClick={() => setField(ARG.table.name, t.name)}
-              title={`${t.name}: ${t.rows.toLocaleString('en-US')} rows, ${t.kind}, identifier ${t.idColumn}${t.timeColumn ? `, time ${t.timeColumn}` : ''}\n${t.columns.map((c) => `${c.name} ${c.type}`).join('\n')}`}
+              title={`${t.name}: ${t.rows === null ? 'rows not counted yet (a kdb+ table: tickscope info counts them)' : `${t.rows.toLocaleString('en-US')} rows`}, ${t.kind}, identifier ${t.idColumn}${t.timeColumn ? `, time ${t.timeColumn}` : ''}\n${t.columns.map((c) => `${c.name} ${c.type}`).join('\n')}`}
             >
               <span className="table-name">{t.name}</span>
-              <span className="table-rows">{compact.format(t.rows)}</span>
+              <span className="table-rows">{t.rows === null ? '' : compact.format(t.rows)}</span>
               {t.firstDate && (
                 <span className="table-dates muted">
                   {t.firstDate === t.lastDate ? t.firstDate : `${t.firstDate} → ${t.lastDate}`}

@@ -20,7 +20,7 @@ function nextDay(iso: string): string {
  */
 export function initialForm(op: OperationSpec | undefined, tables: readonly TableInfo[]): FormValues {
   if (!op) return {};
-  const t = tables.find((x) => x.name === op.form.table) ?? tables.find((x) => x.kind === 'partitioned' && x.rows > 0);
+  const t = tables.find((x) => x.name === op.form.table) ?? tables.find((x) => x.kind === 'partitioned' && x.rows !== 0 && x.firstDate !== null);
   if (!t) return {};
   const values: Record<string, FormValue> = { [ARG.table.name]: t.name, ...op.form.values };
   if (op.form.window === 'day') {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../../engine/engine.js';
 import { databaseInfo } from '../../../../engine/storage/info.js';
+import { AppService } from '../../../../engine/service/app-service.js';
 import { KdbSource } from '../../../../engine/storage/kdb/source.js';
 import { csv, makeDb, payloadRows } from '../../../helpers/db.js';
 import { expectError, scratch } from './kdb-helpers.js';
@@ -176,6 +177,22 @@ describe('kdb+ databases partitioned by month, year or int, and segmented (par.t
     const tight = KdbSource.open(root, { cacheBytes: 1 });
     expect(payloadRows(new Engine([tight]), 'getTicks', all)).toEqual(payloadRows(new Engine([roomy]), 'getTicks', all));
     expect(kept(tight)).toBe(1);
+  });
+
+  it("the table list counts a table's rows from a few partitions' headers, never from many (those are counted when read)", () => {
+    const root = join(dir, 'many');
+    const days = Array.from({ length: 40 }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
+    writeHdb(root, Object.fromEntries(days.map((d) => [d.replace(/-/g, '.'), { trade: trade([[`${d}D10:00:00`, 'A', 1, 1]]) }])));
+    const s = KdbSource.open(root);
+    const many = new AppService(new Engine([s]), 'browser').info().assemblies[0]!.tables.find((t) => t.name === 'trade')!;
+    expect([many.rows, many.firstDate, many.lastDate]).toEqual([null, '2024-01-01', '2024-02-09']);
+    expect(s.knownRows('trade')).toBeUndefined();
+    // every partition read (a query over them all): counted
+    expect(payloadRows(new Engine([s]), 'getTicks', { table: 'trade', startTS: '2024.01.01D00:00:00', endTS: '2024.03.01D00:00:00' })).toHaveLength(40);
+    expect(s.knownRows('trade')).toBe(40);
+    const few = join(dir, 'few');
+    writeHdb(few, Object.fromEntries(days.slice(0, 3).map((d) => [d.replace(/-/g, '.'), { trade: trade([[`${d}D10:00:00`, 'A', 1, 1], [`${d}D11:00:00`, 'B', 1, 1]]) }])));
+    expect(new AppService(new Engine([KdbSource.open(few)]), 'browser').info().assemblies[0]!.tables[0]!.rows).toBe(6);
   });
 
   it('par.txt: date partitions in segments, a date in two segments the rows of each in segment order', () => {

@@ -74,13 +74,13 @@ export function importMapFromJson(doc: unknown, where: string): ImportMap {
   };
   if (!isRecord(doc)) return fail('document', 'must be a JSON object with "table" and "columns"');
   for (const k of Object.keys(doc)) if (!['table', 'header', 'zone', 'columns'].includes(k)) fail(k, 'is not an item of a mapping; expected table, header, zone, columns');
-  const table = doc['table'];
+  const table = doc['table']; // not an argument: a mapping item
   if (typeof table !== 'string' || table === '') fail('table', 'must name the table the rows go to');
   const header = doc['header'] ?? true;
   if (typeof header !== 'boolean') fail('header', `must be true (the first row names the columns) or false, got ${JSON.stringify(header)}`);
   const zone = doc['zone'] ?? 'UTC';
   if (typeof zone !== 'string' || !isKnownZone(zone)) fail('zone', `${JSON.stringify(zone)} is not a known time zone; expected ${typeof zone === 'string' ? expectedZone(zone) : 'an IANA zone name'}`);
-  const cols = doc['columns'];
+  const cols = doc['columns']; // not an argument: a mapping item
   if (!isRecord(cols) || Object.keys(cols).length === 0) fail('columns', 'must be an object of table column -> {source | constant | path, ...}');
   const columns = new Map<string, ColumnMap>();
   for (const [name, spec] of Object.entries(cols as Record<string, unknown>)) columns.set(name, columnMap(spec, `columns.${name}`, fail, header as boolean));

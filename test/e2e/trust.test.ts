@@ -110,6 +110,8 @@ describe('what the app shows after a change', () => {
     await expect.poll(() => badge.textContent()).toBe('UTC-05:00 → -04:00');
     for (const [width, height] of [[1280, 800], [1600, 1000]] as const) {
       await page.setViewportSize({ width, height });
+      // the panes re-lay out after a resize (a ResizeObserver, then React): measure once they have
+      await settled(page);
       const box = (await badge.boundingBox())!;
       const field = (await page.locator('[data-testid="arg-outputTZ"]').boundingBox())!;
       // the badge sits inside the field, whole

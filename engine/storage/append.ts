@@ -179,6 +179,8 @@ export function importRows(db: Database, tableName: string, rows: Table, w: Impo
     names.push(basename(f.path));
   }
   if (w.files && r0 !== rows.length) throw new Error(`importRows: the files give ${r0} rows, the table has ${rows.length}`);
+  // per row: 1 written, 2 a re-import, 3 both (a re-import written again: appended or replacing)
+  const fate = new Uint8Array(rows.length);
   let reimported: ReimportedPartition[] = [];
   let skippedRows = 0;
   let written = 0;
@@ -186,53 +188,66 @@ export function importRows(db: Database, tableName: string, rows: Table, w: Impo
   /** The new data and records of one partition (rows `idx` of rows), or undefined when none of it is written. */
   const plan = (key: string, idx: Int32Array | undefined, existing: Partition | undefined): { data: Table; imports: ImportRecord[] } | undefined => {
     const n = idx ? idx.length : rows.length;
-    // the partition's rows by file, in row order
-    const byFile = new Map<number, number[]>();
-    for (let k = 0; k < n; k++) {
-      const i = idx ? idx[k]! : k;
-      const f = fileOf[i]!;
-      let list = byFile.get(f);
-      if (!list) byFile.set(f, (list = []));
-      list.push(i);
-    }
+    const all = idx ?? Int32Array.from({ length: n }, (_, k) => k);
+    // the partition's rows by file (a counting sort: each file's rows in row order)
+    const nFiles = Math.max(1, names.length);
+    const at0 = new Int32Array(nFiles + 1);
+    for (let k = 0; k < n; k++) at0[fileOf[all[k]!]! + 1]!++;
+    for (let f = 0; f < nFiles; f++) at0[f + 1]! += at0[f]!;
+    const grouped = new Int32Array(n);
+    const next = at0.slice(0, nFiles);
+    for (let k = 0; k < n; k++) grouped[next[fileOf[all[k]!]!]!++] = all[k]!;
     const earlier = existing?.imports ?? [];
     const matched = new Set<ImportRecord>();
-    const keep: number[] = [];
-    const again: number[] = [];
     const records: ImportRecord[] = [];
-    for (const [f, list] of byFile) {
+    let again = 0;
+    let kept = 0;
+    for (let f = 0; f < nFiles; f++) {
+      const list = grouped.subarray(at0[f]!, at0[f + 1]!);
+      if (list.length === 0) continue;
       const rec: ImportRecord = { rows: list.length, hash: setHash(hashes, list), at, ...(names[f] !== undefined ? { file: names[f] } : {}) };
       const same = earlier.find((e) => !matched.has(e) && e.rows === rec.rows && e.hash === rec.hash);
       if (same) {
         matched.add(same);
-        again.push(...list);
+        again += list.length;
+        for (const i of list) fate[i] = 2;
         if (w.reimport === 'skip' || w.reimport === undefined) continue;
       }
-      keep.push(...list);
+      for (const i of list) fate[i] = fate[i] === 2 ? 3 : 1;
+      kept += list.length;
       records.push(rec);
     }
     if (matched.size) {
       const ats = [...matched].map((e) => e.at).sort();
-      reimported.push({ table: t.name, key, rows: again.length, at: ats[0]!, files: [...new Set([...matched].map((e) => e.file ?? ''))].filter((x) => x !== '') });
+      reimported.push({ table: t.name, key, rows: again, at: ats[0]!, files: [...new Set([...matched].map((e) => e.file ?? ''))].filter((x) => x !== '') });
     }
-    if (w.reimport === 'skip') skippedRows += again.length;
-    if (keep.length === 0) return undefined;
+    if (w.reimport === 'skip') skippedRows += again;
+    if (kept === 0) return undefined;
     keys.push(key);
-    written += keep.length;
-    keep.sort((x, y) => x - y);
-    const fresh = keep.length === rows.length ? rows : new Table(rows.names, rows.columns.map((c) => gather(c, Int32Array.from(keep))), keep.length);
+    written += kept;
+    // the rows written, in row order (fate 1 or 3), and the re-imported ones (2 or 3)
+    const keep = new Int32Array(kept);
+    const reimportedRows: number[] = [];
+    let o = 0;
+    for (let k = 0; k < n; k++) {
+      const i = all[k]!;
+      if (fate[i]! & 1) keep[o++] = i;
+      if (fate[i]! & 2) reimportedRows.push(i);
+    }
+    const fresh = kept === rows.length ? rows : new Table(rows.names, rows.columns.map((c) => gather(c, keep)), kept);
     if (!existing) return { data: fresh, imports: records };
     let old = loadForRewrite(t, existing);
-    let kept = earlier;
+    let stays = earlier;
     if (w.reimport === 'replace' && matched.size) {
-      old = withoutRows(old, hashes, again);
-      kept = earlier.filter((e) => !matched.has(e));
+      old = withoutRows(old, hashes, reimportedRows);
+      stays = earlier.filter((e) => !matched.has(e));
     }
-    return { data: Table.concat(t.columns, [old, fresh]), imports: [...kept, ...records] };
+    return { data: Table.concat(t.columns, [old, fresh]), imports: [...stays, ...records] };
   };
   try {
     db.commit(() => {
       reimported = [];
+      fate.fill(0);
       skippedRows = 0;
       written = 0;
       keys.length = 0;

@@ -11,6 +11,7 @@
  * 2^32: the same rows in any order, from one file or several, hash the same.
  */
 import { type Column, int32Pairs } from '../core/column.js';
+import { Utf8Dict } from '../core/dict.js';
 import type { Table } from '../core/table.js';
 
 /** What one file of an import wrote to a partition (or a reference table). */
@@ -36,19 +37,77 @@ const M2 = 0xc2b2ae35;
 const SEED_A = 0x9e3779b1;
 const SEED_B = 0x7f4a7c15;
 
-/** A string's two lanes (its UTF-16 code units mixed in order, then its length). */
-function textHash(s: string): [number, number] {
-  let a = SEED_A;
-  let b = SEED_B;
-  for (let k = 0; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    a = Math.imul(a ^ c, M1);
-    a = (a << 13) | (a >>> 19);
-    b = Math.imul(b ^ c, M2);
-    b = (b << 15) | (b >>> 17);
+/**
+ * Text's two lanes over its UTF-8 bytes, four at a time, then its byte length: the same for a string
+ * and for a UTF-8 dictionary's bytes of it (no string is decoded for them).
+ */
+class TextHasher {
+  private a = SEED_A;
+  private b = SEED_B;
+  private word = 0;
+  private count = 0;
+
+  private byte(x: number): void {
+    this.word |= x << ((this.count & 3) << 3);
+    if ((++this.count & 3) === 0) this.flush();
   }
-  return [fmix(a ^ s.length), fmix(b ^ Math.imul(s.length, M1))];
+
+  private flush(): void {
+    const w = this.word;
+    let a = Math.imul(this.a ^ w, M1);
+    this.a = (a << 13) | (a >>> 19);
+    a = Math.imul(this.b ^ w, M2);
+    this.b = (a << 15) | (a >>> 17);
+    this.word = 0;
+  }
+
+  bytes(data: Uint8Array, from: number, to: number): [number, number] {
+    this.reset();
+    for (let k = from; k < to; k++) this.byte(data[k]!);
+    return this.done();
+  }
+
+  text(s: string): [number, number] {
+    this.reset();
+    for (let k = 0; k < s.length; k++) {
+      let c = s.charCodeAt(k);
+      if (c < 0x80) this.byte(c);
+      else if (c < 0x800) {
+        this.byte(0xc0 | (c >> 6));
+        this.byte(0x80 | (c & 63));
+      } else {
+        // a surrogate pair is one code point (a lone surrogate: U+FFFD, as UTF-8 encoders write it)
+        const d = s.charCodeAt(k + 1);
+        if (c >= 0xd800 && c < 0xdc00 && d >= 0xdc00 && d < 0xe000) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          k++;
+          this.byte(0xf0 | (c >> 18));
+          this.byte(0x80 | ((c >> 12) & 63));
+        } else {
+          if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+          this.byte(0xe0 | (c >> 12));
+        }
+        this.byte(0x80 | ((c >> 6) & 63));
+        this.byte(0x80 | (c & 63));
+      }
+    }
+    return this.done();
+  }
+
+  private reset(): void {
+    this.a = SEED_A;
+    this.b = SEED_B;
+    this.word = 0;
+    this.count = 0;
+  }
+
+  private done(): [number, number] {
+    if (this.count & 3) this.flush();
+    return [fmix(this.a ^ this.count), fmix(this.b ^ Math.imul(this.count, M1))];
+  }
 }
+
+const texts = new TextHasher();
 
 function fmix(h: number): number {
   h ^= h >>> 16;
@@ -68,12 +127,23 @@ function floatWords(data: Float64Array): Int32Array {
   return new Int32Array(copy.buffer);
 }
 
-/** Mixes word `w` into row i's lanes. */
-function mix(a: Uint32Array, b: Uint32Array, i: number, w: number): void {
-  const x = Math.imul(a[i]! ^ w, M1);
-  a[i] = (x << 13) | (x >>> 19);
-  const y = Math.imul(b[i]! ^ w, M2);
-  b[i] = (y << 15) | (y >>> 17);
+/** Mixes words w[i * step + k] (k < step) into row i's lanes, for rows 0..n-1 (or through `at`, the words of row i being at[i]'s). */
+function mixWords(a: Uint32Array, b: Uint32Array, w: Int32Array | Uint8Array, step: number, at?: Int32Array): void {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    let x = a[i]!;
+    let y = b[i]!;
+    const base = (at ? at[i]! : i) * step;
+    for (let k = 0; k < step; k++) {
+      const v = w[base + k]!;
+      x = Math.imul(x ^ v, M1);
+      x = (x << 13) | (x >>> 19);
+      y = Math.imul(y ^ v, M2);
+      y = (y << 15) | (y >>> 17);
+    }
+    a[i] = x;
+    b[i] = y;
+  }
 }
 
 function mixColumn(a: Uint32Array, b: Uint32Array, c: Column): void {
@@ -81,65 +151,54 @@ function mixColumn(a: Uint32Array, b: Uint32Array, c: Column): void {
   switch (c.type) {
     case 'timestamp':
     case 'timespan':
-    case 'long': {
-      const w = int32Pairs(c.data);
-      for (let i = 0; i < n; i++) {
-        mix(a, b, i, w[2 * i]!);
-        mix(a, b, i, w[2 * i + 1]!);
-      }
-      return;
-    }
-    case 'float': {
-      const w = floatWords(c.data);
-      for (let i = 0; i < n; i++) {
-        mix(a, b, i, w[2 * i]!);
-        mix(a, b, i, w[2 * i + 1]!);
-      }
-      return;
-    }
+    case 'long':
+      return mixWords(a, b, int32Pairs(c.data), 2);
+    case 'float':
+      return mixWords(a, b, floatWords(c.data), 2);
     case 'int':
     case 'date':
-      for (let i = 0; i < n; i++) mix(a, b, i, c.data[i]!);
-      return;
+      return mixWords(a, b, c.data, 1);
     case 'boolean':
-      for (let i = 0; i < n; i++) mix(a, b, i, c.data[i]!);
-      return;
+      return mixWords(a, b, c.data, 1);
     case 'symbol': {
-      // each code's text hashed once, on first use
-      const ha = new Int32Array(c.dict.length);
-      const hb = new Int32Array(c.dict.length);
-      const done = new Uint8Array(c.dict.length);
+      // each code's text hashed once, on first use: its two lanes as the code's two words
+      const m = c.dict.length;
+      const words = new Int32Array(2 * m);
+      const done = new Uint8Array(m);
+      const utf8 = c.dict instanceof Utf8Dict ? c.dict : undefined;
       for (let i = 0; i < n; i++) {
         const k = c.codes[i]!;
-        if (!done[k]) {
-          [ha[k], hb[k]] = textHash(c.dict.get(k));
-          done[k] = 1;
-        }
-        mix(a, b, i, ha[k]!);
-        mix(a, b, i, hb[k]!);
+        if (done[k]) continue;
+        const [x, y] = utf8 ? texts.bytes(utf8.data, utf8.offsets[k]!, utf8.offsets[k + 1]!) : texts.text(c.dict.get(k));
+        words[2 * k] = x;
+        words[2 * k + 1] = y;
+        done[k] = 1;
       }
-      return;
+      return mixWords(a, b, words, 2, c.codes);
     }
-    case 'string':
-      for (let i = 0; i < n; i++) {
-        const [x, y] = textHash(c.values[i]!);
-        mix(a, b, i, x);
-        mix(a, b, i, y);
-      }
-      return;
+    case 'string': {
+      const words = new Int32Array(2 * n);
+      for (let i = 0; i < n; i++) [words[2 * i], words[2 * i + 1]] = texts.text(c.values[i]!);
+      return mixWords(a, b, words, 2);
+    }
     case 'float[]':
     case 'long[]': {
+      // a row's list as one word pair: its length and elements mixed in order
       const w = floatWords(c.values);
+      const words = new Int32Array(2 * n);
       for (let i = 0; i < n; i++) {
         const from = c.offsets[i]!;
         const to = c.offsets[i + 1]!;
-        mix(a, b, i, to - from);
-        for (let k = from; k < to; k++) {
-          mix(a, b, i, w[2 * k]!);
-          mix(a, b, i, w[2 * k + 1]!);
+        let x = Math.imul(SEED_A ^ (to - from), M1);
+        let y = Math.imul(SEED_B ^ (to - from), M2);
+        for (let k = 2 * from; k < 2 * to; k++) {
+          x = Math.imul(((x << 13) | (x >>> 19)) ^ w[k]!, M1);
+          y = Math.imul(((y << 15) | (y >>> 17)) ^ w[k]!, M2);
         }
+        words[2 * i] = fmix(x);
+        words[2 * i + 1] = fmix(y);
       }
-      return;
+      return mixWords(a, b, words, 2);
     }
   }
 }

@@ -10,6 +10,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { columnFromValues } from '../../../engine/core/builder.js';
+import { encodeDict, Utf8Dict } from '../../../engine/core/dict.js';
 import { Table } from '../../../engine/core/table.js';
 import { Engine } from '../../../engine/engine.js';
 import { reimportMessage } from '../../../engine/storage/append.js';
@@ -56,6 +57,14 @@ describe('the rows hash', () => {
     const swapped = new Table(['x', 'y'], [columnFromValues('float', [1, 2]), columnFromValues('float', [2, 1])], 2);
     const h = rowHashes(swapped);
     expect([h.a[0], h.b[0]]).not.toEqual([h.a[1], h.b[1]]);
+    // text hashes by its UTF-8 bytes: a UTF-8 dictionary, a dictionary of strings and a string column agree
+    const words = ['Société', 'naïve', '東京', '🙂x', ''];
+    const enc = encodeDict(words);
+    const fromBytes = new Table(['s'], [{ type: 'symbol', codes: Int32Array.from(words.keys()), dict: new Utf8Dict(enc.offsets, enc.data, false) }], words.length);
+    const fromStrings = new Table(['s'], [columnFromValues('symbol', words)], words.length);
+    const asStrings = new Table(['s'], [{ type: 'string', values: words }], words.length);
+    expect(tableHash(fromBytes)).toBe(tableHash(fromStrings));
+    expect(tableHash(asStrings)).toBe(tableHash(fromStrings));
     // a subset hashes as the table of those rows
     expect(setHash(rowHashes(a), [0, 2])).toBe(tableHash(t([1n, 3n], ['A', 'A'], [1.5, 0])));
   });

@@ -61,8 +61,12 @@ await Promise.all([
   build({ bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', entryPoints: { temporal: 'node_modules/temporal-polyfill/index.js' }, outdir: 'dist/vendor' }),
   // apache-arrow's ES modules (Arrow.node.mjs) as one CommonJS file (see externalPackages)
   build({ bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', entryPoints: { arrow: 'node_modules/apache-arrow/Arrow.node.mjs' }, outdir: 'dist/vendor', outExtension: { '.js': '.cjs' } }),
-  // the CLI, and the executor's query worker that serve and the desktop app start
-  build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs }),
+  // the CLI, and the executor's query worker that serve and the desktop app start. Whitespace and
+  // syntax minified (names kept; the source map gives the lines): every `tickscope` command reads,
+  // checks and compiles (from its code cache) all of cli-main.cjs, ~30% smaller so (1.03 MB to 0.72
+  // MB), which took back the ~30 ms of CPU a cold `tickscope call` had gained with the kdb+ reader
+  // and the mapped import (median user+sys of 11 interleaved runs: 473 ms unminified, 441 minified)
+  build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs, minifyWhitespace: true, minifySyntax: true }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
   build({ ...node, entryPoints: { bench: 'bench/bench.ts', compare: 'bench/compare.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
   build({ ...node, entryPoints: { 'spawn-timer': 'bench/spawn-timer.ts', 'duck-copy': 'bench/duck-copy.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts', 'kdb-open': 'bench/kdb-open.ts' }, outdir: 'dist/bench', ...cjs }),

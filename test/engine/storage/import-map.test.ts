@@ -1,21 +1,11 @@
 /** The import mapping's JSON (storage/import-map.ts): read, checked item by item, and its path parts. */
 import { describe, expect, it } from 'vitest';
 import { dateDays, importMapFromJson, pathValue } from '../../../engine/storage/import-map.js';
+import { LEAN_MAP } from '../../helpers/lean.js';
 import { expectError } from './kdb/kdb-helpers.js';
 
-/** The mapping of Lean's AlgoSeek equity trade CSVs (docs/import.md). */
-const LEAN = {
-  table: 'Trade',
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    tradedExchange: { constant: 'XNAS' },
-  },
-};
+/** The mapping of Lean's AlgoSeek equity trade CSVs (docs/import.md), the exchange a constant. */
+const LEAN = { ...LEAN_MAP, columns: { ...LEAN_MAP.columns, tradedExchange: { constant: 'XNAS' } } };
 
 describe('an import mapping', () => {
   it('reads every kind of column: source by position, path with a pattern, constant, scale, time units', () => {

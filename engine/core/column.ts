@@ -62,6 +62,30 @@ export type Column =
   | StringColumn
   | ListColumn;
 
+/** A column of `n` nulls of a type (a file's column a table has and the file lacks, a partition's column older than it). */
+export function nullColumn(type: ColumnType, n: number): Column {
+  switch (type) {
+    case 'float':
+      return { type, data: new Float64Array(n).fill(NaN) };
+    case 'timestamp':
+    case 'timespan':
+    case 'long':
+      return { type, data: new BigInt64Array(n).fill(-9223372036854775808n) };
+    case 'date':
+    case 'int':
+      return { type, data: new Int32Array(n).fill(-2147483648) };
+    case 'boolean':
+      return { type, data: new Uint8Array(n) };
+    case 'symbol':
+      return { type, codes: new Int32Array(n), dict: dictOf(['']) };
+    case 'string':
+      return { type, values: new Array<string>(n).fill('') };
+    case 'float[]':
+    case 'long[]':
+      return { type, offsets: new Int32Array(n + 1), values: new Float64Array(0) };
+  }
+}
+
 /** Number of rows in a column. */
 export function columnLength(c: Column): number {
   switch (c.type) {

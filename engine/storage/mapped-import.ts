@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { columnFromValues } from '../core/builder.js';
-import { type Column, type ColumnType, symbolText } from '../core/column.js';
+import { type Column, type ColumnType, nullColumn, symbolText } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { type ColumnDef, Table } from '../core/table.js';
 import { NS_PER_DAY } from '../core/time.js';
@@ -116,7 +116,7 @@ export function readMapped(map: ImportMap, t: TableSchema, path: string, bytes: 
     source = new Table(reads.map((r) => r.def.name), got.columns, got.length);
   } else return fail(`${path}: not a file an import reads; expected ${Object.keys(FORMATS).join(', ')}`);
   const n = source.length;
-  const columns = plan.map(({ def, c, src, date }) => (c ? made(def, c, src ? source.col(src) : undefined, date ? source.col(date) : undefined, n, map.zone, path) : columnFromValues(def.type, new Array(n).fill(null))));
+  const columns = plan.map(({ def, c, src, date }) => (c ? made(def, c, src ? source.col(src) : undefined, date ? source.col(date) : undefined, n, map.zone, path) : nullColumn(def.type, n)));
   return new Table(t.columns.map((d) => d.name), columns, n);
 }
 

@@ -18,8 +18,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Column, type ColumnType, int32Pairs, type SymbolColumn } from '../../core/column.js';
-import { dictOf } from '../../core/dict.js';
+import { type Column, type ColumnType, int32Pairs, nullColumn, type SymbolColumn } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import { resultBytes } from '../../core/result-limits.js';
@@ -46,29 +45,6 @@ export interface KdbTableInfo {
 const INT64_NULL = -(2n ** 63n);
 const INT32_NULL = -2147483648;
 
-/** A column of `n` nulls of a type. */
-export function nullColumn(type: ColumnType, n: number): Column {
-  switch (type) {
-    case 'float':
-      return { type, data: new Float64Array(n).fill(NaN) };
-    case 'timestamp':
-    case 'timespan':
-    case 'long':
-      return { type, data: new BigInt64Array(n).fill(INT64_NULL) };
-    case 'date':
-    case 'int':
-      return { type, data: new Int32Array(n).fill(INT32_NULL) };
-    case 'boolean':
-      return { type, data: new Uint8Array(n) };
-    case 'symbol':
-      return { type, codes: new Int32Array(n), dict: dictOf(['']) };
-    case 'string':
-      return { type, values: new Array<string>(n).fill('') };
-    case 'float[]':
-    case 'long[]':
-      return { type, offsets: new Int32Array(n + 1), values: new Float64Array(0) };
-  }
-}
 
 /** Rows at their places in a column of `rows` rows (other rows left zero), or undefined for a type kept whole. */
 function placed(type: ColumnType, rows: number, parts: ReadonlyArray<readonly [number, Column]>): Column | undefined {

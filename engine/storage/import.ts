@@ -12,6 +12,7 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { castValue } from '../core/values.js';
 import { appendRows } from './append.js';
+import { checkArrowFraming } from './arrow-check.js';
 import { readCsv } from './csv/read.js';
 import type { Database } from './database.js';
 import { parseParquet } from './parquet/read.js';
@@ -166,6 +167,7 @@ export function fromArrow(def: { name: string; type: ColumnType }, v: Vector, fi
 /** Reads an Arrow IPC file (file or stream format) into a table with the target table's columns. */
 export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string, opts: { readonly mapped?: boolean } = {}): Table {
   let at: ArrowTable;
+  checkArrowFraming(bytes, file);
   try {
     at = tableFromIPC(bytes);
   } catch (e) {

@@ -1,0 +1,259 @@
+/**
+ * An Arrow IPC file's framing checked before apache-arrow reads it (issue 30): every length the
+ * file claims (each message's metadata length and body length, a file's footer length and its
+ * blocks, a record batch's buffers and row counts) is checked against the bytes present, so a
+ * damaged file is an importFailed error naming the file, the message and both lengths, never a
+ * RangeError, a silently short column or an allocation the bytes cannot back.
+ *
+ * Stream format: messages, each an optional 0xFFFFFFFF continuation, an int32 metadata length, a
+ * flatbuffer Message (its bodyLength an int64) and the body; a zero length ends the stream. File
+ * format: "ARROW1" and padding, the same messages, a flatbuffer Footer whose blocks say where each
+ * dictionary and record batch is, the footer's int32 length and "ARROW1". The flatbuffers are read
+ * by the small reader below (only the fields checked here), every read bounds-checked.
+ */
+import { TickscopeError } from '../core/errors.js';
+
+const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
+const CONTINUATION = -1; // 0xFFFFFFFF
+const SCHEMA = 1;
+const DICTIONARY_BATCH = 2;
+const RECORD_BATCH = 3;
+
+const n = (v: number | bigint): string => v.toLocaleString('en-US');
+
+/** A damaged flatbuffer field: the message's name is added where it is caught. */
+class Damage extends Error {}
+
+/** A flatbuffer inside [start, end) of the file, read with every offset checked against that range. */
+class Flat {
+  constructor(
+    private readonly v: DataView,
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
+
+  private at(p: number, size: number, what: string): number {
+    if (!(p >= this.start && p + size <= this.end)) throw new Damage(`its metadata's ${what} points outside its ${n(this.end - this.start)} bytes`);
+    return p;
+  }
+
+  /** The root table's position. */
+  root(): number {
+    return this.start + this.v.getUint32(this.at(this.start, 4, 'root'), true);
+  }
+
+  /** Where field `id` of the table at `t` is, or undefined when absent (its default). */
+  private field(t: number, id: number, what: string): number | undefined {
+    const vt = t - this.v.getInt32(this.at(t, 4, `${what} table`), true);
+    const vtSize = this.v.getUint16(this.at(vt, 4, `${what} vtable`), true);
+    if (4 + 2 * id + 2 > vtSize) return undefined;
+    const off = this.v.getUint16(this.at(vt + 4 + 2 * id, 2, `${what} vtable`), true);
+    return off === 0 ? undefined : t + off;
+  }
+
+  u8(t: number, id: number, what: string): number {
+    const p = this.field(t, id, what);
+    return p === undefined ? 0 : this.v.getUint8(this.at(p, 1, what));
+  }
+
+  i64(t: number, id: number, what: string): bigint {
+    const p = this.field(t, id, what);
+    return p === undefined ? 0n : this.v.getBigInt64(this.at(p, 8, what), true);
+  }
+
+  /** The table or vector field `id` refers to, or undefined when absent. */
+  ref(t: number, id: number, what: string): number | undefined {
+    const p = this.field(t, id, what);
+    return p === undefined ? undefined : p + this.v.getUint32(this.at(p, 4, what), true);
+  }
+
+  /** A vector of structs of `size` bytes: its first element's position and its length. */
+  vector(p: number | undefined, size: number, what: string): { first: number; count: number } {
+    if (p === undefined) return { first: 0, count: 0 };
+    const count = this.v.getUint32(this.at(p, 4, what), true);
+    this.at(p + 4, count * size, `${what} (${n(count)} entries)`);
+    return { first: p + 4, count };
+  }
+
+  i64At(p: number): bigint {
+    return this.v.getBigInt64(p, true);
+  }
+
+  i32At(p: number): number {
+    return this.v.getInt32(p, true);
+  }
+}
+
+/** A length read from the file as a number, or undefined when it is negative or beyond 2^53. */
+const safe = (v: bigint): number | undefined => (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined);
+
+/**
+ * A record batch's row count, nodes and buffers against its body: every buffer within the body, and
+ * no node claiming more values than its body's bits (every Arrow type but the null type takes at
+ * least a bit a value; a compressed body is not bounded so).
+ */
+function checkBatch(fb: Flat, rb: number, body: number): void {
+  const rows = fb.i64(rb, 0, 'record batch length');
+  const compressed = fb.ref(rb, 3, 'compression') !== undefined;
+  const most = 8 * body + 64;
+  if (rows < 0n) throw new Damage(`its length (rows) is ${n(rows)}`);
+  if (!compressed && rows > BigInt(most)) throw new Damage(`it claims ${n(rows)} rows in a body of ${n(body)} bytes (at most ${n(most)} fit, a bit a value)`);
+  const nodes = fb.vector(fb.ref(rb, 1, 'nodes'), 16, 'nodes');
+  for (let k = 0; k < nodes.count; k++) {
+    const length = fb.i64At(nodes.first + 16 * k);
+    const nulls = fb.i64At(nodes.first + 16 * k + 8);
+    if (length < 0n || nulls < 0n || nulls > length) throw new Damage(`its field node ${k + 1} claims ${n(length)} values with ${n(nulls)} nulls`);
+    if (!compressed && length > BigInt(most)) throw new Damage(`its field node ${k + 1} claims ${n(length)} values in a body of ${n(body)} bytes (at most ${n(most)} fit, a bit a value)`);
+  }
+  const buffers = fb.vector(fb.ref(rb, 2, 'buffers'), 16, 'buffers');
+  for (let k = 0; k < buffers.count; k++) {
+    const offset = fb.i64At(buffers.first + 16 * k);
+    const length = fb.i64At(buffers.first + 16 * k + 8);
+    if (offset < 0n || length < 0n || offset + length > BigInt(body)) {
+      throw new Damage(`its buffer ${k + 1} (offset ${n(offset)}, length ${n(length)}) lies outside its body of ${n(body)} bytes`);
+    }
+  }
+}
+
+/** What a message is called in an error: by its header type and how many of that type came before. */
+class Names {
+  private readonly seen = new Map<number, number>();
+  name(type: number, index: number): string {
+    const k = (this.seen.get(type) ?? 0) + 1;
+    this.seen.set(type, k);
+    return type === SCHEMA ? 'the schema message' : type === DICTIONARY_BATCH ? `dictionary batch ${k}` : type === RECORD_BATCH ? `record batch ${k}` : `message ${index}`;
+  }
+}
+
+interface Message {
+  /** The message's type (SCHEMA, DICTIONARY_BATCH, RECORD_BATCH, ...), 0 at the end of a stream. */
+  readonly type: number;
+  readonly name: string;
+  /** Where its body starts, and how long it is. */
+  readonly bodyStart: number;
+  readonly bodyLength: number;
+}
+
+/**
+ * The encapsulated message at `at` (continuation, metadata length, Message flatbuffer), its
+ * metadata and body checked against `end`; `metaEnd` bounds the metadata (a file block's
+ * metaDataLength). A zero metadata length is the end of a stream (type 0).
+ */
+function readMessage(v: DataView, at: number, end: number, label: string, nameOf: (type: number) => string, metaEnd = end): Message {
+  const left = (p: number): string => `${n(Math.max(0, end - p))} bytes are left`;
+  if (at + 4 > metaEnd) throw new TickscopeError('importFailed', `${label}: its metadata length is cut off (${left(at)}, 4 needed)`);
+  let p = at;
+  let length = v.getInt32(p, true);
+  if (length === CONTINUATION) {
+    p += 4;
+    if (p + 4 > metaEnd) throw new TickscopeError('importFailed', `${label}: its metadata length is cut off after the continuation marker (${left(p)}, 4 needed)`);
+    length = v.getInt32(p, true);
+  }
+  p += 4;
+  if (length === 0) return { type: 0, name: label, bodyStart: p, bodyLength: 0 };
+  if (length < 0) throw new TickscopeError('importFailed', `${label}: its metadata length is ${n(length)}, negative`);
+  if (p + length > metaEnd) {
+    const limit = metaEnd < end ? `its block's metaDataLength leaves ${n(metaEnd - p)}` : left(p);
+    throw new TickscopeError('importFailed', `${label}: its metadata length ${n(length)} runs past the end (${limit})`);
+  }
+  const fb = new Flat(v, p, p + length);
+  let name = label;
+  try {
+    const msg = fb.root();
+    const type = fb.u8(msg, 1, 'header type');
+    name = nameOf(type);
+    const claimed = fb.i64(msg, 3, 'bodyLength');
+    const bodyStart = p + length;
+    const body = safe(claimed);
+    if (body === undefined) throw new Damage(`its bodyLength is ${n(claimed)}`);
+    if (bodyStart + body > end) throw new Damage(`its body is cut short: bodyLength ${n(body)} bytes, ${left(bodyStart)}`);
+    const header = fb.ref(msg, 2, 'header');
+    if (type === RECORD_BATCH && header !== undefined) checkBatch(fb, header, body);
+    if (type === DICTIONARY_BATCH && header !== undefined) {
+      const data = fb.ref(header, 1, 'dictionary data');
+      if (data !== undefined) checkBatch(fb, data, body);
+    }
+    return { type, name, bodyStart, bodyLength: body };
+  } catch (e) {
+    if (e instanceof Damage || e instanceof RangeError) throw new TickscopeError('importFailed', `${name === label ? label : `${name} (${label})`}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Checks a stream-format file's messages, one after another, up to its end or end-of-stream marker. */
+function checkStream(v: DataView, file: string): void {
+  const names = new Names();
+  let at = 0;
+  for (let index = 1; at < v.byteLength; index++) {
+    let m: Message;
+    try {
+      m = readMessage(v, at, v.byteLength, `message ${index} at byte ${n(at)}`, (type) => names.name(type, index));
+    } catch (e) {
+      if (!(e instanceof TickscopeError)) throw e;
+      // nothing readable at the start: the file is not Arrow at all
+      throw new TickscopeError('importFailed', index === 1 ? `${file}: not an Arrow IPC file (${e.message}; the file is ${n(v.byteLength)} bytes)` : `${file}: damaged: ${e.message} (the file is ${n(v.byteLength)} bytes)`);
+    }
+    if (index === 1 && m.type !== SCHEMA) throw new TickscopeError('importFailed', `${file}: not an Arrow IPC file (its first message is not a schema; the file is ${n(v.byteLength)} bytes)`);
+    if (m.type === 0) return;
+    at = m.bodyStart + m.bodyLength;
+  }
+  if (at === 0) throw new TickscopeError('importFailed', `${file}: not an Arrow IPC file (it is empty)`);
+}
+
+/** Checks a file-format file: its magic at both ends, its footer's length, and every block and the message there. */
+function checkFile(v: DataView, file: string): void {
+  const size = v.byteLength;
+  const fail = (msg: string): never => {
+    throw new TickscopeError('importFailed', `${file}: damaged: ${msg} (the file is ${n(size)} bytes)`);
+  };
+  if (size < 18) fail('too short for an Arrow IPC file: its leading "ARROW1" is there but not its footer and trailing "ARROW1"');
+  if (!MAGIC.every((b, i) => v.getUint8(size - 6 + i) === b)) fail('it starts with "ARROW1" but does not end with it: cut short or damaged at its end');
+  const footerLength = v.getInt32(size - 10, true);
+  const footerStart = size - 10 - footerLength;
+  if (footerLength <= 0 || footerStart < 8) fail(`its footer length ${n(footerLength)} is past the file's start`);
+  const fb = new Flat(v, footerStart, size - 10);
+  try {
+    const footer = fb.root();
+    const lists: Array<[number, string]> = [
+      [2, 'dictionary batch'],
+      [3, 'record batch'],
+    ];
+    for (const [id, kind] of lists) {
+      const blocks = fb.vector(fb.ref(footer, id, `${kind} blocks`), 24, `${kind} blocks`);
+      for (let k = 0; k < blocks.count; k++) {
+        const b = blocks.first + 24 * k;
+        const offset = safe(fb.i64At(b));
+        const metaLength = fb.i32At(b + 8);
+        const bodyLength = safe(fb.i64At(b + 16));
+        const label = `${kind} ${k + 1}`;
+        if (offset === undefined || offset < 8 || offset >= footerStart) fail(`${label}: its footer block's offset ${n(fb.i64At(b))} is outside the file's messages (bytes 8 to ${n(footerStart)})`);
+        if (metaLength <= 0 || offset! + metaLength > footerStart) fail(`${label}: its footer block's metaDataLength ${n(metaLength)} runs past the messages' end (${n(footerStart - offset!)} bytes are left)`);
+        if (bodyLength === undefined || offset! + metaLength + bodyLength! > footerStart) {
+          fail(`${label}: its body is cut short: its footer block's bodyLength ${n(fb.i64At(b + 16))} bytes, ${n(footerStart - offset! - metaLength)} bytes are left before the footer`);
+        }
+        let m: Message;
+        try {
+          m = readMessage(v, offset!, footerStart, label, () => label, offset! + metaLength);
+        } catch (e) {
+          if (e instanceof TickscopeError) return fail(e.message);
+          throw e;
+        }
+        if (m.bodyLength !== bodyLength) fail(`${label}: its message's bodyLength ${n(m.bodyLength)} is not its footer block's ${n(bodyLength!)}`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof Damage || e instanceof RangeError) fail(`its footer: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Checks an Arrow IPC file's (file or stream format) framing against its bytes, or fails with an
+ * importFailed error naming the file, the message at fault and the lengths claimed and present.
+ */
+export function checkArrowFraming(bytes: Uint8Array, file: string): void {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const isFile = bytes.length >= 6 && MAGIC.every((b, i) => bytes[i] === b);
+  if (isFile) checkFile(v, file);
+  else checkStream(v, file);
+}

@@ -37,6 +37,11 @@ class Flat {
     return p;
   }
 
+  /** Its length in bytes. */
+  get size(): number {
+    return this.end - this.start;
+  }
+
   /** The root table's position. */
   root(): number {
     return this.start + this.v.getUint32(this.at(this.start, 4, 'root'), true);
@@ -75,6 +80,11 @@ class Flat {
     return { first: p + 4, count };
   }
 
+  /** The table an offset at `p` (an element of a vector of tables) refers to. */
+  deref(p: number, what: string): number {
+    return p + this.v.getUint32(this.at(p, 4, what), true);
+  }
+
   i64At(p: number): bigint {
     return this.v.getBigInt64(p, true);
   }
@@ -105,6 +115,7 @@ function checkBatch(fb: Flat, rb: number, body: number): void {
     if (length < 0n || nulls < 0n || nulls > length) throw new Damage(`its field node ${k + 1} claims ${n(length)} values with ${n(nulls)} nulls`);
     if (!compressed && length > BigInt(most)) throw new Damage(`its field node ${k + 1} claims ${n(length)} values in a body of ${n(body)} bytes (at most ${n(most)} fit, a bit a value)`);
   }
+  fb.vector(fb.ref(rb, 4, 'variadicBufferCounts'), 8, 'variadicBufferCounts');
   const buffers = fb.vector(fb.ref(rb, 2, 'buffers'), 16, 'buffers');
   for (let k = 0; k < buffers.count; k++) {
     const offset = fb.i64At(buffers.first + 16 * k);
@@ -113,6 +124,33 @@ function checkBatch(fb: Flat, rb: number, body: number): void {
       throw new Damage(`its buffer ${k + 1} (offset ${n(offset)}, length ${n(length)}) lies outside its body of ${n(body)} bytes`);
     }
   }
+}
+
+/** Fields nested deeper than this are damage (apache-arrow decodes them recursively). */
+const MAX_DEPTH = 64;
+
+/**
+ * A schema's vectors (its fields, each field's children and custom metadata, recursively) within
+ * its metadata: apache-arrow's decoder trusts their counts, and loops on a count the bytes cannot hold.
+ */
+function checkSchema(fb: Flat, schema: number): void {
+  // a field takes 4 bytes at least: more fields than that are tables shared between vectors
+  let budget = Math.floor(fb.size / 4);
+  const fields = (vec: number | undefined, depth: number, what: string): void => {
+    if (depth > MAX_DEPTH) throw new Damage(`its schema nests fields deeper than ${MAX_DEPTH}`);
+    const list = fb.vector(vec, 4, what);
+    budget -= list.count;
+    if (budget < 0) throw new Damage(`its schema has more fields than its ${n(fb.size)} bytes hold`);
+    for (let k = 0; k < list.count; k++) {
+      const field = fb.deref(list.first + 4 * k, what);
+      fb.vector(fb.ref(field, 0, 'field name'), 1, 'field name');
+      fb.vector(fb.ref(field, 6, 'field custom_metadata'), 4, 'field custom_metadata');
+      fields(fb.ref(field, 5, 'field children'), depth + 1, 'field children');
+    }
+  };
+  fields(fb.ref(schema, 1, 'schema fields'), 0, 'schema fields');
+  fb.vector(fb.ref(schema, 2, 'schema custom_metadata'), 4, 'schema custom_metadata');
+  fb.vector(fb.ref(schema, 3, 'schema features'), 8, 'schema features');
 }
 
 /** What a message is called in an error: by its header type and how many of that type came before. */
@@ -162,12 +200,14 @@ function readMessage(v: DataView, at: number, end: number, label: string, nameOf
     const msg = fb.root();
     const type = fb.u8(msg, 1, 'header type');
     name = nameOf(type);
+    if (type !== SCHEMA && type !== DICTIONARY_BATCH && type !== RECORD_BATCH) throw new Damage(`its header type ${type} is not a schema (1), dictionary batch (2) or record batch (3)`);
     const claimed = fb.i64(msg, 3, 'bodyLength');
     const bodyStart = p + length;
     const body = safe(claimed);
     if (body === undefined) throw new Damage(`its bodyLength is ${n(claimed)}`);
     if (bodyStart + body > end) throw new Damage(`its body is cut short: bodyLength ${n(body)} bytes, ${left(bodyStart)}`);
     const header = fb.ref(msg, 2, 'header');
+    if (type === SCHEMA && header !== undefined) checkSchema(fb, header);
     if (type === RECORD_BATCH && header !== undefined) checkBatch(fb, header, body);
     if (type === DICTIONARY_BATCH && header !== undefined) {
       const data = fb.ref(header, 1, 'dictionary data');
@@ -214,6 +254,8 @@ function checkFile(v: DataView, file: string): void {
   const fb = new Flat(v, footerStart, size - 10);
   try {
     const footer = fb.root();
+    const schema = fb.ref(footer, 1, 'schema');
+    if (schema !== undefined) checkSchema(fb, schema);
     const lists: Array<[number, string]> = [
       [2, 'dictionary batch'],
       [3, 'record batch'],
@@ -238,6 +280,8 @@ function checkFile(v: DataView, file: string): void {
           if (e instanceof TickscopeError) return fail(e.message);
           throw e;
         }
+        // apache-arrow's file reader reads a block again until it finds the message it expects there
+        if (m.type !== (id === 2 ? DICTIONARY_BATCH : RECORD_BATCH)) fail(`${label}: its footer block points at a message of header type ${m.type}, not a ${kind}`);
         if (m.bodyLength !== bodyLength) fail(`${label}: its message's bodyLength ${n(m.bodyLength)} is not its footer block's ${n(bodyLength!)}`);
       }
     }

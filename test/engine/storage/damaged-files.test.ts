@@ -400,8 +400,14 @@ describe('damaged Arrow IPC files', () => {
     );
     expect(damaged((_, v) => v.setInt32(blocks(v) + 24 + 8, 1 << 30, true))).toMatch(/^x\.arrow: damaged: record batch 2: its footer block's metaDataLength 1,073,741,824 runs past the messages' end/);
     expect(damaged((_, v) => v.setBigInt64(blocks(v) + 48, -16n, true))).toMatch(/^x\.arrow: damaged: record batch 3: its footer block's offset -16 is outside the file's messages/);
-    // a message's bodyLength no longer its block's (longer: its buffers still lie within it)
     const inFile = messages(file, 8, footerStart).filter((m) => m.type === 3);
+    // a block's message of another type (apache-arrow's reader would read a schema there again and again)
+    // (its record batch then read as a schema or a dictionary batch: damaged either way)
+    for (const type of [1, 2]) {
+      expect(damaged((_, v) => v.setUint8(fieldAt(file, inFile[1]!.meta, 1), type))).toMatch(/^x\.arrow: damaged: record batch 2: (its footer block points at a message of header type \d, not a record batch|its metadata's [\w ]+ points outside its \d+ bytes) \(the file is/);
+    }
+    expect(damaged((_, v) => v.setUint8(fieldAt(file, inFile[1]!.meta, 1), 179))).toMatch(/^x\.arrow: damaged: record batch 2: its header type 179 is not a schema \(1\), dictionary batch \(2\) or record batch \(3\)/);
+    // a message's bodyLength no longer its block's (longer: its buffers still lie within it)
     expect(damaged((_, v) => v.setBigInt64(fieldAt(file, inFile[0]!.meta, 3), BigInt(inFile[0]!.bodyLength + 8), true))).toMatch(
       new RegExp(`^x\\.arrow: damaged: record batch 1: its message's bodyLength ${(inFile[0]!.bodyLength + 8).toLocaleString('en-US')} is not its footer block's ${inFile[0]!.bodyLength.toLocaleString('en-US')}`),
     );

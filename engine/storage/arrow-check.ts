@@ -9,93 +9,18 @@
  * flatbuffer Message (its bodyLength an int64) and the body; a zero length ends the stream. File
  * format: "ARROW1" and padding, the same messages, a flatbuffer Footer whose blocks say where each
  * dictionary and record batch is, the footer's int32 length and "ARROW1". The flatbuffers are read
- * by the small reader below (only the fields checked here), every read bounds-checked.
+ * by a small reader (arrow-flat.ts: only the fields checked here, every read bounds-checked); each
+ * record batch's buffers are checked against its schema's fields in arrow-layout.ts.
  */
 import { TickscopeError } from '../core/errors.js';
+import { Damage, Flat, n, safe } from './arrow-flat.js';
+import { checkBuffers, type SchemaAt } from './arrow-layout.js';
 
 const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 const CONTINUATION = -1; // 0xFFFFFFFF
 const SCHEMA = 1;
 const DICTIONARY_BATCH = 2;
 const RECORD_BATCH = 3;
-
-const n = (v: number | bigint): string => v.toLocaleString('en-US');
-
-/** A damaged flatbuffer field: the message's name is added where it is caught. */
-class Damage extends Error {}
-
-/** A flatbuffer inside [start, end) of the file, read with every offset checked against that range. */
-class Flat {
-  constructor(
-    private readonly v: DataView,
-    private readonly start: number,
-    private readonly end: number,
-  ) {}
-
-  private at(p: number, size: number, what: string): number {
-    if (!(p >= this.start && p + size <= this.end)) throw new Damage(`its metadata's ${what} points outside its ${n(this.end - this.start)} bytes`);
-    return p;
-  }
-
-  /** Its length in bytes. */
-  get size(): number {
-    return this.end - this.start;
-  }
-
-  /** The root table's position. */
-  root(): number {
-    return this.start + this.v.getUint32(this.at(this.start, 4, 'root'), true);
-  }
-
-  /** Where field `id` of the table at `t` is, or undefined when absent (its default). */
-  private field(t: number, id: number, what: string): number | undefined {
-    const vt = t - this.v.getInt32(this.at(t, 4, `${what} table`), true);
-    const vtSize = this.v.getUint16(this.at(vt, 4, `${what} vtable`), true);
-    if (4 + 2 * id + 2 > vtSize) return undefined;
-    const off = this.v.getUint16(this.at(vt + 4 + 2 * id, 2, `${what} vtable`), true);
-    return off === 0 ? undefined : t + off;
-  }
-
-  u8(t: number, id: number, what: string): number {
-    const p = this.field(t, id, what);
-    return p === undefined ? 0 : this.v.getUint8(this.at(p, 1, what));
-  }
-
-  i64(t: number, id: number, what: string): bigint {
-    const p = this.field(t, id, what);
-    return p === undefined ? 0n : this.v.getBigInt64(this.at(p, 8, what), true);
-  }
-
-  /** The table or vector field `id` refers to, or undefined when absent. */
-  ref(t: number, id: number, what: string): number | undefined {
-    const p = this.field(t, id, what);
-    return p === undefined ? undefined : p + this.v.getUint32(this.at(p, 4, what), true);
-  }
-
-  /** A vector of structs of `size` bytes: its first element's position and its length. */
-  vector(p: number | undefined, size: number, what: string): { first: number; count: number } {
-    if (p === undefined) return { first: 0, count: 0 };
-    const count = this.v.getUint32(this.at(p, 4, what), true);
-    this.at(p + 4, count * size, `${what} (${n(count)} entries)`);
-    return { first: p + 4, count };
-  }
-
-  /** The table an offset at `p` (an element of a vector of tables) refers to. */
-  deref(p: number, what: string): number {
-    return p + this.v.getUint32(this.at(p, 4, what), true);
-  }
-
-  i64At(p: number): bigint {
-    return this.v.getBigInt64(p, true);
-  }
-
-  i32At(p: number): number {
-    return this.v.getInt32(p, true);
-  }
-}
-
-/** A length read from the file as a number, or undefined when it is negative or beyond 2^53. */
-const safe = (v: bigint): number | undefined => (v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined);
 
 /**
  * A record batch's row count, nodes and buffers against its body: every buffer within the body, and
@@ -170,6 +95,8 @@ interface Message {
   /** Where its body starts, and how long it is. */
   readonly bodyStart: number;
   readonly bodyLength: number;
+  /** A schema message's schema. */
+  readonly schema?: SchemaAt;
 }
 
 /**
@@ -177,7 +104,7 @@ interface Message {
  * metadata and body checked against `end`; `metaEnd` bounds the metadata (a file block's
  * metaDataLength). A zero metadata length is the end of a stream (type 0).
  */
-function readMessage(v: DataView, at: number, end: number, label: string, nameOf: (type: number) => string, metaEnd = end): Message {
+function readMessage(v: DataView, at: number, end: number, label: string, nameOf: (type: number) => string, schema: SchemaAt | undefined, metaEnd = end): Message {
   const left = (p: number): string => `${n(Math.max(0, end - p))} bytes are left`;
   if (at + 4 > metaEnd) throw new TickscopeError('importFailed', `${label}: its metadata length is cut off (${left(at)}, 4 needed)`);
   let p = at;
@@ -201,14 +128,24 @@ function readMessage(v: DataView, at: number, end: number, label: string, nameOf
     const type = fb.u8(msg, 1, 'header type');
     name = nameOf(type);
     if (type !== SCHEMA && type !== DICTIONARY_BATCH && type !== RECORD_BATCH) throw new Damage(`its header type ${type} is not a schema (1), dictionary batch (2) or record batch (3)`);
+    // before V4 (Arrow 0.8), buffers were laid out otherwise: apache-arrow reads them by another stride
+    const version = fb.i16(msg, 0, 'version');
+    if (version < 3) throw new Damage(`its metadata version is V${version + 1}; Arrow IPC files are V4 or later (Arrow 0.8, 2017)`);
     const claimed = fb.i64(msg, 3, 'bodyLength');
     const bodyStart = p + length;
     const body = safe(claimed);
     if (body === undefined) throw new Damage(`its bodyLength is ${n(claimed)}`);
     if (bodyStart + body > end) throw new Damage(`its body is cut short: bodyLength ${n(body)} bytes, ${left(bodyStart)}`);
     const header = fb.ref(msg, 2, 'header');
-    if (type === SCHEMA && header !== undefined) checkSchema(fb, header);
-    if (type === RECORD_BATCH && header !== undefined) checkBatch(fb, header, body);
+    if (type === SCHEMA && header !== undefined) {
+      checkSchema(fb, header);
+      return { type, name, bodyStart, bodyLength: body, schema: { fb, table: header } };
+    }
+    if (type === RECORD_BATCH && header !== undefined) {
+      checkBatch(fb, header, body);
+      // a compressed body's buffers are their compressed bytes
+      if (schema && fb.ref(header, 3, 'compression') === undefined) checkBuffers(schema, fb, header);
+    }
     if (type === DICTIONARY_BATCH && header !== undefined) {
       const data = fb.ref(header, 1, 'dictionary data');
       if (data !== undefined) checkBatch(fb, data, body);
@@ -224,10 +161,11 @@ function readMessage(v: DataView, at: number, end: number, label: string, nameOf
 function checkStream(v: DataView, file: string): void {
   const names = new Names();
   let at = 0;
+  let schema: SchemaAt | undefined;
   for (let index = 1; at < v.byteLength; index++) {
     let m: Message;
     try {
-      m = readMessage(v, at, v.byteLength, `message ${index} at byte ${n(at)}`, (type) => names.name(type, index));
+      m = readMessage(v, at, v.byteLength, `message ${index} at byte ${n(at)}`, (type) => names.name(type, index), schema);
     } catch (e) {
       if (!(e instanceof TickscopeError)) throw e;
       // nothing readable at the start: the file is not Arrow at all
@@ -235,6 +173,7 @@ function checkStream(v: DataView, file: string): void {
     }
     if (index === 1 && m.type !== SCHEMA) throw new TickscopeError('importFailed', `${file}: not an Arrow IPC file (its first message is not a schema; the file is ${n(v.byteLength)} bytes)`);
     if (m.type === 0) return;
+    schema = m.schema ?? schema;
     at = m.bodyStart + m.bodyLength;
   }
   if (at === 0) throw new TickscopeError('importFailed', `${file}: not an Arrow IPC file (it is empty)`);
@@ -254,8 +193,9 @@ function checkFile(v: DataView, file: string): void {
   const fb = new Flat(v, footerStart, size - 10);
   try {
     const footer = fb.root();
-    const schema = fb.ref(footer, 1, 'schema');
-    if (schema !== undefined) checkSchema(fb, schema);
+    const table = fb.ref(footer, 1, 'schema');
+    if (table !== undefined) checkSchema(fb, table);
+    const schema = table === undefined ? undefined : { fb, table };
     const lists: Array<[number, string]> = [
       [2, 'dictionary batch'],
       [3, 'record batch'],
@@ -275,7 +215,7 @@ function checkFile(v: DataView, file: string): void {
         }
         let m: Message;
         try {
-          m = readMessage(v, offset!, footerStart, label, () => label, offset! + metaLength);
+          m = readMessage(v, offset!, footerStart, label, () => label, schema, offset! + metaLength);
         } catch (e) {
           if (e instanceof TickscopeError) return fail(e.message);
           throw e;

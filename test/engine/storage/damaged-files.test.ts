@@ -370,6 +370,16 @@ describe('damaged Arrow IPC files', () => {
     expect(damaged((v) => v.setBigInt64(buffers(v) + 16 + 8, BigInt(b3.bodyLength + 1), true))).toMatch(
       new RegExp(`^x\\.arrow: damaged: ${escape(at(b3))}: its buffer 2 \\(offset [\\d,]+, length ${(b3.bodyLength + 1).toLocaleString('en-US')}\\) lies outside its body of ${b3.bodyLength.toLocaleString('en-US')} bytes`),
     );
+    // a buffer shorter than its field's values: time's values, price's (a float each), sym's offsets
+    for (const [k, field, values] of [
+      [2, 'time', 15 * 8],
+      [4, 'sym', 16 * 4],
+      [7, 'price', 15 * 8],
+    ] as const) {
+      expect(damaged((v) => v.setBigInt64(buffers(v) + 16 * (k - 1) + 8, 8n, true))).toMatch(
+        new RegExp(`^x\\.arrow: damaged: ${escape(at(b3))}: its buffer ${k} \\(of field "${field}"\\) is 8 bytes, less than the ${values} its (15|16) values take`),
+      );
+    }
     // not Arrow at all
     expect(refusal(() => parseArrow(T, new TextEncoder().encode('time,sym\n2024.03.06,AAPL\n'), AR))).toMatch(/^x\.arrow: not an Arrow IPC file \(message 1 at byte 0: its metadata length [\d,]+ runs past the end/);
   });

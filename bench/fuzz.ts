@@ -8,11 +8,18 @@
  * crash, hang, unplanned 5xx, correct request slower than 1 s, or other failure of the oracle.
  *
  *   npm run fuzz -- [--seed N] [--rest N] [--q N] [--minutes M] [--short] [--named a,b] [--every N]
+ *                   [--files N] [--files-only]
+ *
+ * Then the file inputs (bench/fuzz-files.ts): --files N mutations each of an Arrow IPC file (stream
+ * and file format), a Parquet file, a kdb+ settings file and an import mapping, and N bodies of POST
+ * /app/api/databases against an in-process `tickscope serve` (--files 0: none; --files-only: these
+ * alone, without the gateway).
  *
  * A run waits out the gateway's real handshake (10 s) and write-stall (30 s) timeouts; --short sets
  * them to 2 s (TICKSCOPE_Q_HANDSHAKE_TIMEOUT_MS, TICKSCOPE_WRITE_STALL_MS), as the fuzz test does.
  */
 import { parseArgs } from 'node:util';
+import { type FileFuzzReport, runFileFuzz } from './fuzz-files.js';
 import { failures, type Finding, type FuzzReport, runFuzz } from './fuzz-run.js';
 
 const { values } = parseArgs({
@@ -25,32 +32,52 @@ const { values } = parseArgs({
     named: { type: 'string' },
     every: { type: 'string', default: '25' },
     'hang-ms': { type: 'string', default: '30000' },
+    files: { type: 'string', default: '300' },
+    'files-only': { type: 'boolean', default: false },
   },
 });
 const num = (name: string, v: string | undefined, min: number): number => {
   const n = Number(v);
   if (!Number.isFinite(n) || n < min) {
-    console.error(`--${name}: ${JSON.stringify(v)} is not valid; expected a number >= ${min}\nusage: npm run fuzz -- [--seed N] [--rest N] [--q N] [--minutes M] [--short] [--named a,b] [--every N] [--hang-ms MS]`);
+    console.error(`--${name}: ${JSON.stringify(v)} is not valid; expected a number >= ${min}\nusage: npm run fuzz -- [--seed N] [--rest N] [--q N] [--minutes M] [--short] [--named a,b] [--every N] [--hang-ms MS] [--files N] [--files-only]`);
     process.exit(2);
   }
   return n;
 };
 const seed = num('seed', values.seed, 0);
-const report = await runFuzz({
-  seed,
-  rest: num('rest', values.rest, 0),
-  q: num('q', values.q, 0),
-  ...(values.minutes ? { minutes: num('minutes', values.minutes, 0) } : {}),
-  short: values.short,
-  hangMs: num('hang-ms', values['hang-ms'], 100),
-  probeEvery: num('every', values.every, 1),
-  ...(values.named ? { named: values.named.split(',') } : {}),
-  progress: (line) => console.log(line),
-});
-print(report);
-const failed = failures(report);
+const files = num('files', values.files, 0);
+const failed: string[] = [];
+if (!values['files-only']) {
+  const report = await runFuzz({
+    seed,
+    rest: num('rest', values.rest, 0),
+    q: num('q', values.q, 0),
+    ...(values.minutes ? { minutes: num('minutes', values.minutes, 0) } : {}),
+    short: values.short,
+    hangMs: num('hang-ms', values['hang-ms'], 100),
+    probeEvery: num('every', values.every, 1),
+    ...(values.named ? { named: values.named.split(',') } : {}),
+    progress: (line) => console.log(line),
+  });
+  print(report);
+  failed.push(...failures(report));
+}
+if (files > 0) {
+  const fileReport = await runFileFuzz({ seed, count: files, hangMs: Math.min(num('hang-ms', values['hang-ms'], 100), 10_000), progress: (line) => console.log(line) });
+  printFiles(fileReport);
+  failed.push(...fileReport.findings.map((f) => `${f.id} ${f.what}: ${f.detail}`));
+}
 console.log(failed.length ? `\nFAILED (seed ${seed}):\n  ${failed.join('\n  ')}` : `\npassed (seed ${seed})`);
 process.exitCode = failed.length ? 1 : 0;
+
+/** The file inputs' report on stdout. */
+function printFiles(r: FileFuzzReport): void {
+  console.log(`\nfile inputs: ${r.seconds.toFixed(1)} s`);
+  for (const [input, m] of r.outcomes) console.log(`  ${input}: ${[...m].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} x${n}`).join(', ')}`);
+  console.log(`  findings: ${r.findings.length}`);
+  for (const f of r.findings.slice(0, 20)) console.log(`    ${f.id} ${f.what}: ${f.detail}`);
+  if (r.findings.length > 20) console.log(`    ... ${r.findings.length - 20} more`);
+}
 
 /** The run's report on stdout. */
 function print(r: FuzzReport): void {

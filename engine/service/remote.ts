@@ -5,9 +5,10 @@
  * expires (and once more on a 401), asks results as Arrow in UTC and keeps them in an executor worker
  * like any local result, rendered in the outputTZ the user asked for, so instants stay exact.
  */
-import { tableFromIPC } from 'apache-arrow';
+import { RecordBatchReader } from 'apache-arrow';
 import type { AppInfo, GatewayAccess, Header, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { TickscopeError } from '../core/errors.js';
+import { checkArrowFraming } from '../storage/arrow-check.js';
 import { OPERATIONS, operationByName } from '../operations/index.js';
 import { outputTZ, table as tableArg } from '../registry/args.js';
 import type { RemoteResultShape } from '../registry/types.js';
@@ -137,7 +138,10 @@ export class RemoteGateway {
     const bytes = new Uint8Array(await res.arrayBuffer());
     let header: Header | null = null;
     try {
-      header = JSON.parse(tableFromIPC(bytes).schema.metadata.get('header') ?? 'null') as Header | null;
+      // on this thread: the answer's lengths checked before apache-arrow reads them (it loops on some),
+      // then its schema alone read (the batches are decoded by the worker that holds the result)
+      checkArrowFraming(bytes, 'the answer');
+      header = JSON.parse(RecordBatchReader.from(bytes).open().schema.metadata.get('header') ?? 'null') as Header | null;
     } catch {
       header = null;
     }

@@ -6,6 +6,7 @@ import { type Table as ArrowTable, tableFromIPC, Type, type Vector } from 'apach
 import type { Header } from '../contract.js';
 import type { ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
+import { checkArrowFraming } from '../storage/arrow-check.js';
 import type { QueryResult } from '../core/result.js';
 import { Table } from '../core/table.js';
 import { requestInfo } from '../output/envelope.js';
@@ -62,6 +63,8 @@ function headerInstant(text: string | undefined): bigint | undefined {
 export function remoteResult(bytes: Uint8Array, meta: RemoteResultMeta): { result: QueryResult; req: ReturnType<typeof requestInfo> } {
   let at: ArrowTable;
   try {
+    // every length the answer claims checked first: apache-arrow trusts them (and loops on some)
+    checkArrowFraming(bytes, 'the answer');
     at = tableFromIPC(bytes);
   } catch (e) {
     throw new TickscopeError('badRequest', `the remote's Arrow answer does not read (${(e as Error).message})`);

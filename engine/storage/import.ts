@@ -12,6 +12,7 @@ import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { castValue } from '../core/values.js';
 import { type ImportOutcome, importRows, type ReimportChoice } from './append.js';
+import { checkArrowFraming } from './arrow-check.js';
 import { readCsv } from './csv/read.js';
 import type { Database } from './database.js';
 import { parseParquet } from './parquet/read.js';
@@ -114,6 +115,16 @@ export function fromArrow(def: { name: string; type: ColumnType }, v: Vector, fi
     fail(`${file}: column ${def.name} is Arrow ${v.type}; expected a timestamp, duration or int64 of nanoseconds`);
   }
   for (let i = 0; i < n; i++) {
+    if (raw) {
+      // the int64 words, never get(): it converts a timestamp to a number, and throws past 2^53 ms
+      if (!v.isValid(i)) values[i] = null;
+      else {
+        const ns = raw[i]! * scale;
+        if (ns <= -9223372036854775808n || ns > 9223372036854775807n) fail(`${at(i)}: ${raw[i]!} ${['s', 'ms', 'us', 'ns'][Number(TIME_UNIT_NS.indexOf(scale))] ?? ''} is outside the ${def.type} range (±292 years around 1970 in nanoseconds)`);
+        values[i] = ns;
+      }
+      continue;
+    }
     const x: unknown = v.get(i);
     if (x === null || x === undefined) {
       values[i] = def.type === 'float[]' || def.type === 'long[]' ? [] : null;
@@ -165,6 +176,7 @@ export function fromArrow(def: { name: string; type: ColumnType }, v: Vector, fi
 /** Reads an Arrow IPC file (file or stream format) into a table with the target table's columns. */
 export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string, opts: { readonly mapped?: boolean } = {}): Table {
   let at: ArrowTable;
+  checkArrowFraming(bytes, file);
   try {
     at = tableFromIPC(bytes);
   } catch (e) {

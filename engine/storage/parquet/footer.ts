@@ -5,6 +5,7 @@
  */
 import type { ColumnChunk, FileMetaData, RowGroup, SchemaTree } from 'hyparquet';
 import { TickscopeError } from '../../core/errors.js';
+import { checkEnds } from './check.js';
 import type { Hyparquet } from './hyparquet.js';
 
 const fail = (msg: string): never => {
@@ -16,6 +17,8 @@ export interface Footer {
   readonly buffer: ArrayBuffer;
   readonly meta: FileMetaData;
   readonly tree: SchemaTree;
+  /** Where the footer starts: the column chunks lie before it. */
+  readonly dataEnd: number;
 }
 
 /**
@@ -27,18 +30,22 @@ function wholeBuffer(bytes: Uint8Array): ArrayBuffer {
   return new Uint8Array(bytes).buffer;
 }
 
-/** Parses a file's footer, or fails when the bytes are not a whole Parquet file. */
+/**
+ * Parses a file's footer, or fails when the bytes are not a whole Parquet file: its magic and footer
+ * length are checked first (check.ts), so a footer that does not parse is a damaged one.
+ */
 export function readFooter(h: Hyparquet, bytes: Uint8Array, file: string): Footer {
   const buffer = wholeBuffer(bytes);
+  const dataEnd = checkEnds(new DataView(buffer), file);
   let meta: FileMetaData;
   let tree: SchemaTree;
   try {
     meta = h.parquetMetadata(buffer);
     tree = h.parquetSchema(meta);
   } catch (e) {
-    return fail(`${file}: not a Parquet file, or one cut short (${(e as Error).message})`);
+    return fail(`${file}: damaged: its footer (${(buffer.byteLength - 8 - dataEnd).toLocaleString('en-US')} bytes of metadata before the last 8) does not parse (${(e as Error).message})`);
   }
-  return { buffer, meta, tree };
+  return { buffer, meta, tree, dataEnd };
 }
 
 /**

@@ -21,6 +21,7 @@ import { TickscopeError } from '../../core/errors.js';
 import { Table } from '../../core/table.js';
 import type { TableSchema } from '../schema.js';
 import { checkNames, checkPresent, planColumns, tableColumns } from './columns.js';
+import { checkLayout } from './check.js';
 import { chunkOf, readFooter, rowGroupStarts } from './footer.js';
 import { hyparquet } from './hyparquet.js';
 import { readChunk } from './pages.js';
@@ -34,7 +35,7 @@ const INT32_MIN = -2147483648;
 /** Reads a Parquet file into a table with the target table's columns (absent columns are null). */
 export function parseParquet(t: TableSchema, bytes: Uint8Array, file: string, opts: { readonly mapped?: boolean } = {}): Table {
   const h = hyparquet();
-  const { buffer, meta, tree } = readFooter(h, bytes, file);
+  const { buffer, meta, tree, dataEnd } = readFooter(h, bytes, file);
   // a mapped import reads the columns it names (the mapping checked they are there) and skips the rest
   if (opts.mapped) checkPresent(t, tree, file);
   else checkNames(t, tree, file);
@@ -42,6 +43,8 @@ export function parseParquet(t: TableSchema, bytes: Uint8Array, file: string, op
   const rows = Number(meta.num_rows);
   const groups = meta.row_groups;
   const groupStart = rowGroupStarts(meta, rows, file);
+  // every claim of the row groups, chunks and page headers against the bytes, before anything is allocated from them
+  checkLayout(h, buffer, meta, tree, dataEnd, file);
   const where = (g: number): string => `row group ${g + 1} of ${groups.length}`;
   const groupOf = (row: number): number => {
     let g = 0;

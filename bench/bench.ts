@@ -22,6 +22,9 @@
  * DuckDB's side, spawned the same way: a node process opens the .duckdb file and COPYs the same rows
  * TO '/dev/null' (duck-copy.ts). Cold: ticks-1i-1h as JSON; output: a full day as JSON, CSV (both
  * beside DuckDB's) and Arrow. Row counts of both sides checked equal before the timed runs.
+ * Import cases: import-case.ts (one 1M-row CSV, `importFile` timed in a fresh process against DuckDB's
+ * read_csv at 1 thread) and import-many.ts (`tickscope import --map` of 100 small Lean CSVs against
+ * DuckDB's read_csv of the same files by a glob, each a fresh process timed whole by the timer).
  * Memory cases: fresh processes (memory.ts; orders-memory.ts, peak RSS of generateOrderAnalytics over
  * every date with and without instrumentBatchSz).
  * The executor's measurements (informational, not in the frozen list), fresh processes too:
@@ -46,6 +49,7 @@ import type { Table } from '../engine/core/table.js';
 import { Engine } from '../engine/engine.js';
 import { Executor } from '../engine/executor/executor.js';
 import { importCase, type ImportCaseResult } from './import-case.js';
+import { type ImportManyResult, printImportMany, runImportMany } from './import-many.js';
 import { loadSettings } from '../engine/executor/settings.js';
 import { STORAGE_FORMAT } from '../engine/storage/format.js';
 import { type CaseContext, type CaseQuery, kdbDate, nextDate } from './case-query.js';
@@ -722,6 +726,18 @@ if (selected.includes('import')) {
     console.error(`\n!!! import FAILED\n${importError}\n`);
   }
 }
+let importMany: ImportManyResult | null = null;
+let importManyError: string | null = null;
+if (selected.includes('import-many')) {
+  log('  import-many: fresh processes ...');
+  try {
+    // its files kept under <data>/import-many between runs
+    importMany = await runImportMany({ root, runs: Math.min(runs, 5), threadCounts, tickscope, log, timeCommands, baseline: BARE_NODE });
+  } catch (e) {
+    importManyError = (e as Error).stack ?? String(e);
+    console.error(`\n!!! import-many FAILED\n${importManyError}\n`);
+  }
+}
 let ordersMemory: OrdersMemoryResult | null = null;
 let ordersMemoryError: string | null = null;
 if (selected.includes('orders-memory')) {
@@ -870,6 +886,8 @@ if (imported) {
   console.log(`import: ${imported.rows} Trade rows from a ${(imported.bytes / 1e6).toFixed(0)} MB CSV into a fresh database, 1 thread, median of ${imported.oursRuns.length}:`);
   console.log(`  tickscope ${col(ms(imported.oursMs), 9)} ms   duckdb ${col(ms(imported.duckMs), 9)} ms   ratio ${imported.ratio.toFixed(2)}   target <= 1${imported.ratio > 1 ? '  MISSED' : ''}`);
 } else if (importError) console.log(`\nimport: FAILED (above)`);
+if (importMany) printImportMany(importMany, threadCounts);
+else if (importManyError) console.log(`\nimport-many: FAILED (above)`);
 if (memory) {
   const m = memory;
   console.log('');
@@ -954,6 +972,7 @@ const failed = warm.filter((r) => r.error).map((r) => r.id as string);
 if (coldError) failed.push('cold');
 if (outputError) failed.push('output');
 if (importError) failed.push('import');
+if (importManyError) failed.push('import-many');
 if (memoryError) failed.push('memory');
 if (ordersMemoryError) failed.push('orders-memory');
 failed.push(...Object.keys(executorErrors));
@@ -981,6 +1000,7 @@ const report = {
   cold,
   output,
   import: imported,
+  importMany,
   memory,
   ordersMemory,
   executor: { informational: true, responsiveness, cancel: cancelLatency, workersMemory },

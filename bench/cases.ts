@@ -137,6 +137,12 @@ export const OTHER_CASES = [
     target: '<= DuckDB',
   },
   {
+    id: 'import-many',
+    name: 'import-many: a day of 100 symbols as 100 CSVs, mapped',
+    queries: '`tickscope import --map` of 100 QuantConnect Lean (AlgoSeek) trade CSVs, one per symbol of one day (~846k rows), into a fresh database, timed whole beyond a bare node; DuckDB: a fresh node process reads the same files by a glob (read_csv, filename = true, the same columns made the same way) into a table of a new .duckdb file + CHECKPOINT, at each thread count; bench/import-many.ts',
+    target: '<= DuckDB at the same thread count',
+  },
+  {
     id: 'orders-memory',
     name: 'memory: generate every date, batched vs not',
     queries: 'fresh processes run generateOrderAnalytics over every date (regenExistingIDs, scratch copy), with and without instrumentBatchSz 10; peak RSS of each',

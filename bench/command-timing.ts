@@ -1,6 +1,6 @@
 /**
- * Timing whole commands (the cold and output cases): what a user runs, `tickscope call ...` from a
- * shell, start to exit, timed by wall clock from a small process.
+ * Timing whole commands (the cold, output and import-many cases): what a user runs, `tickscope call ...`
+ * (or `tickscope import ...`) from a shell, start to exit, timed by wall clock from a small process.
  *
  * The bench's own process is large (DuckDB loaded, a GB of heap and mappings): a process it spawns
  * takes far longer than one a shell spawns (`node -e 0` took 219-241 ms spawned from the bench, 50-95
@@ -24,6 +24,11 @@ export interface TimedCommand {
   readonly argv: readonly string[];
   /** The probe's argv, when it differs (DuckDB's child counts its bytes there, writes to /dev/null when timed). */
   readonly probe?: readonly string[];
+  /**
+   * Run untimed before every run of the command (its probe, warm-ups and timed runs), standard output
+   * and error ignored, exit 0 required: a command that writes gets a fresh copy of what it writes to.
+   */
+  readonly before?: readonly string[];
 }
 
 export interface TimerInput {
@@ -64,6 +69,15 @@ export interface DuckCopyArg {
   readonly format: 'csv' | 'json';
   /** /dev/null when timed; the probe counts the bytes (duck-copy.ts). */
   readonly to: '/dev/null' | 'count';
+}
+
+/** The argument of duck-import.ts, DuckDB's side of the import-many case. */
+export interface DuckImportArg {
+  /** A .duckdb file that does not exist yet. */
+  readonly file: string;
+  readonly threads: number;
+  /** The statement that reads the files into a table. */
+  readonly sql: string;
 }
 
 /** DuckDB's COPY options of each format: JSON as one array of row objects, as the payload `tickscope call` writes; CSV with a header line. */

@@ -15,7 +15,8 @@
  *   - a warm case: its ratio (Tickscope / DuckDB) at each thread count;
  *   - cold: the ms of `tickscope call` beyond a bare node, and its ratio to DuckDB at each thread count;
  *   - output: each format's ms, and the ratio to DuckDB of JSON and CSV at each thread count;
- *   - import: its ratio; memory: its RSS multiple.
+ *   - import: its ratio; import-many: its ms beyond a bare node, and its ratio to DuckDB at each thread
+ *     count; memory: its RSS multiple.
  * Per figure: A's and B's medians over the runs, B/A, and A's A/A spread: A's runs halved (1st, 3rd,
  * ... against 2nd, 4th, ...), |the ratio of the halves' medians - 1|. The verdict: B/A within 1 ± the
  * larger of 10% and that spread is "same", above it "WORSE", below it "better". Exit status 1 when any
@@ -130,6 +131,7 @@ interface Report {
   readonly cold?: { readonly oursMs: number; readonly duck?: Readonly<Record<string, { readonly ratio: number }>> } | null;
   readonly output?: { readonly formats: Readonly<Record<string, { readonly ms: number; readonly duck?: Readonly<Record<string, { readonly ratio: number }>> | null }>> } | null;
   readonly import?: { readonly ratio: number } | null;
+  readonly importMany?: { readonly oursMs: number; readonly duck: Readonly<Record<string, { readonly ratio: number }>> } | null;
   readonly memory?: { readonly multiple: number } | null;
 }
 
@@ -145,6 +147,10 @@ function figures(r: Report): Map<string, number> {
     for (const [t, d] of Object.entries(x.duck ?? {})) m.set(`output ${f} ratio@${t}t`, d.ratio);
   }
   if (r.import) m.set('import ratio', r.import.ratio);
+  if (r.importMany) {
+    m.set('import-many ms', r.importMany.oursMs);
+    for (const [t, x] of Object.entries(r.importMany.duck)) m.set(`import-many ratio@${t}t`, x.ratio);
+  }
   if (r.memory) m.set('memory multiple', r.memory.multiple);
   return m;
 }

@@ -3,12 +3,14 @@
  * each command of its input repeatedly, alternating with a bare node, and reports wall-clock times.
  * It loads Node's built-ins only, so a process it spawns costs what one a shell spawns costs.
  *
+ * A command's `before` step (a fresh copy of what it writes) runs untimed before each of its runs.
+ *
  * Input: a TimerInput as JSON on standard input. Output: one line of JSON, a TimerOutput. A command
  * that exits other than 0 ends the timer with status 1 and the command's standard error.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import type { Probe, TimerInput, TimerOutput } from './command-timing.js';
+import type { Probe, TimedCommand, TimerInput, TimerOutput } from './command-timing.js';
 
 const HEAD = 64 * 1024;
 
@@ -46,6 +48,14 @@ function probe(argv: readonly string[]): Promise<Probe> {
   });
 }
 
+/** The command's `before` step, untimed (see TimedCommand). */
+function prepare(c: TimedCommand): void {
+  if (!c.before) return;
+  const r = spawnSync(c.before[0]!, c.before.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.error) throw r.error;
+  if (r.status !== 0) fail(c.before, r.status, r.signal, r.stderr.toString());
+}
+
 /** Wall-clock ms of one run, standard output to `out` (a file descriptor). */
 function timed(argv: readonly string[], out: number): number {
   const t0 = performance.now();
@@ -59,15 +69,24 @@ function timed(argv: readonly string[], out: number): number {
 async function main(): Promise<void> {
   const input = JSON.parse(readFileSync(0, 'utf8')) as TimerInput;
   const probes: Record<string, Probe> = {};
-  for (const c of input.commands) probes[c.name] = await probe(c.probe ?? c.argv);
+  for (const c of input.commands) {
+    prepare(c);
+    probes[c.name] = await probe(c.probe ?? c.argv);
+  }
   const devNull = openSync('/dev/null', 'w');
   const baseline: number[] = [];
   const runs: Record<string, number[]> = Object.fromEntries(input.commands.map((c) => [c.name, []]));
   try {
     timed(input.baseline, devNull);
-    for (let i = 0; i < input.warmups; i++) for (const c of input.commands) timed(c.argv, devNull);
+    for (let i = 0; i < input.warmups; i++) {
+      for (const c of input.commands) {
+        prepare(c);
+        timed(c.argv, devNull);
+      }
+    }
     for (let i = 0; i < input.runs; i++) {
       for (const c of input.commands) {
+        prepare(c);
         baseline.push(timed(input.baseline, devNull));
         runs[c.name]!.push(timed(c.argv, devNull));
       }

@@ -9,6 +9,7 @@
 //   dist/bench/load.js         npm run load
 //   dist/bench/fuzz.js         npm run fuzz
 //   dist/bench/import-case.js  the import case on its own (bench.ts may run it too)
+//   dist/bench/import-many.js  the import-many case on its own (bench.ts may run it too)
 //   dist/bench/*.cjs           the processes the bench spawns (the timer, DuckDB's side, memory, kdb-open...)
 //   dist/renderer/             the React app (Vite), served by Electron and by `tickscope serve`
 import { build } from 'esbuild';
@@ -68,8 +69,8 @@ await Promise.all([
   // and the mapped import (median user+sys of 11 interleaved runs: 473 ms unminified, 441 minified)
   build({ ...node, entryPoints: { cli: 'bin/launch.ts', 'cli-main': 'bin/cli.ts', 'executor-worker': 'engine/executor/worker.ts', 'render-worker': 'engine/output/render-worker.ts' }, outdir: 'dist/bin', ...cjs, minifyWhitespace: true, minifySyntax: true }),
   // the bench driver keeps its top-level awaits; the processes it times are CommonJS, both sides alike
-  build({ ...node, entryPoints: { bench: 'bench/bench.ts', compare: 'bench/compare.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'fuzz-files': 'bench/fuzz-files.ts', 'import-case': 'bench/import-case.ts' }, outdir: 'dist/bench', format: 'esm' }),
-  build({ ...node, entryPoints: { 'spawn-timer': 'bench/spawn-timer.ts', 'duck-copy': 'bench/duck-copy.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts', 'kdb-open': 'bench/kdb-open.ts' }, outdir: 'dist/bench', ...cjs }),
+  build({ ...node, entryPoints: { bench: 'bench/bench.ts', compare: 'bench/compare.ts', load: 'bench/load.ts', fuzz: 'bench/fuzz.ts', 'fuzz-files': 'bench/fuzz-files.ts', 'import-case': 'bench/import-case.ts', 'import-many': 'bench/import-many.ts' }, outdir: 'dist/bench', format: 'esm' }),
+  build({ ...node, entryPoints: { 'spawn-timer': 'bench/spawn-timer.ts', 'duck-copy': 'bench/duck-copy.ts', 'duck-import': 'bench/duck-import.ts', memory: 'bench/memory.ts', 'orders-memory': 'bench/orders-memory.ts', responsiveness: 'bench/responsiveness.ts', 'cancel-latency': 'bench/cancel-latency.ts', 'workers-memory': 'bench/workers-memory.ts', 'import-ours': 'bench/import-ours.ts', 'kdb-open': 'bench/kdb-open.ts' }, outdir: 'dist/bench', ...cjs }),
   build({ ...node, entryPoints: { main: 'electron/main.ts', 'demo-worker': 'electron/demo-worker.ts' }, outdir: 'dist/electron', ...cjs }),
   // the sandboxed preload's require knows almost no modules: no banner there
   build({ ...node, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', format: 'cjs', outExtension: { '.js': '.cjs' }, external: ['electron'] }),

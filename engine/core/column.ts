@@ -62,6 +62,14 @@ export type Column =
   | StringColumn
   | ListColumn;
 
+/** An int64 array of nulls (INT64_MIN), set on the high words (a BigInt fill costs ~100 ms a million). */
+function nullInt64(n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  const w = new Int32Array(out.buffer);
+  for (let i = 1; i < w.length; i += 2) w[i] = -2147483648;
+  return out;
+}
+
 /** A column of `n` nulls of a type (a file's column a table has and the file lacks, a partition's column older than it). */
 export function nullColumn(type: ColumnType, n: number): Column {
   switch (type) {
@@ -70,7 +78,7 @@ export function nullColumn(type: ColumnType, n: number): Column {
     case 'timestamp':
     case 'timespan':
     case 'long':
-      return { type, data: new BigInt64Array(n).fill(-9223372036854775808n) };
+      return { type, data: nullInt64(n) };
     case 'date':
     case 'int':
       return { type, data: new Int32Array(n).fill(-2147483648) };

@@ -11,14 +11,16 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import { columnFromValues } from '../core/builder.js';
+import { columnFromValues, type Scalar } from '../core/builder.js';
 import { type Column, type ColumnType, nullColumn, symbolText } from '../core/column.js';
+import { dictOf } from '../core/dict.js';
 import { TickscopeError } from '../core/errors.js';
 import { type ColumnDef, Table } from '../core/table.js';
 import { NS_PER_DAY } from '../core/time.js';
-import { isUtcZone } from '../core/tz.js';
+import { isUtcZone, zoneOffsets } from '../core/tz.js';
 import { wallToInstants } from '../core/wall-clock.js';
 import { type ImportOutcome, importRows, type ReimportChoice } from './append.js';
+import { setInt64 } from './csv/parse-values.js';
 import { readCsvFields } from './csv/read.js';
 import type { Database } from './database.js';
 import { type ColumnMap, dateDays, type ImportMap, pathValue, UNIT_NS, type ValueFrom } from './import-map.js';
@@ -116,6 +118,7 @@ export function readMapped(map: ImportMap, t: TableSchema, path: string, bytes: 
     source = new Table(reads.map((r) => r.def.name), got.columns, got.length);
   } else return fail(`${path}: not a file an import reads; expected ${Object.keys(FORMATS).join(', ')}`);
   const n = source.length;
+  // a column the mapping does not name: nulls, straight into its typed array (no value per row)
   const columns = plan.map(({ def, c, src, date }) => (c ? made(def, c, src ? source.col(src) : undefined, date ? source.col(date) : undefined, n, map.zone, path) : nullColumn(def.type, n)));
   return new Table(t.columns.map((d) => d.name), columns, n);
 }
@@ -132,25 +135,113 @@ function made(def: ColumnDef, c: ColumnMap, read: Column | undefined, dates: Col
   if (c.time) col = timestamps(c, read, dates, n, zone, path, at);
   else if (read) col = read;
   else {
+    // one value for every row of the file (a constant, a part of its path): parsed once, then filled
     const text = fixedText(c.from as Exclude<ValueFrom, { kind: 'source' }>, path, at);
     const v = parseCell(def.type, text, zone, () => `${path}: ${at} (${JSON.stringify(text)})`);
-    col = columnFromValues(def.type, new Array(n).fill(v));
+    col = filled(def.type, v, n);
   }
   if (c.scale !== undefined && col.type === 'float') {
     // a scale of 1/k divides by k: 335500 / 10000 is 33.55, where 335500 * 0.0001 is 33.550000000000004
     const k = Math.round(1 / c.scale);
     const divide = Math.abs(c.scale) < 1 && Math.abs(1 / c.scale - k) < 1e-9 * Math.abs(k);
-    const out = new Float64Array(col.data.length);
-    for (let i = 0; i < out.length; i++) out[i] = divide ? col.data[i]! / k : col.data[i]! * c.scale;
+    const from = col.data;
+    const out = new Float64Array(from.length);
+    if (divide) for (let i = 0; i < out.length; i++) out[i] = from[i]! / k;
+    else for (let i = 0; i < out.length; i++) out[i] = from[i]! * c.scale;
     col = { type: 'float', data: out };
   }
   if (c.case && col.type === 'symbol') {
-    const cased = Array.from({ length: col.codes.length }, (_, i) => symbolText(col as Extract<Column, { type: 'symbol' }>, i));
-    col = columnFromValues('symbol', cased.map((s) => (c.case === 'upper' ? s.toUpperCase() : s.toLowerCase())));
+    // the dictionary's entries cased, the codes kept (two entries may become equal: storing merges them)
+    const dict = col.dict;
+    col = { type: 'symbol', codes: col.codes, dict: dictOf(Array.from({ length: dict.length }, (_, k) => cased(dict.get(k), c.case!))) };
   } else if (c.case && col.type === 'string') {
-    col = { type: 'string', values: col.values.map((s) => (c.case === 'upper' ? s.toUpperCase() : s.toLowerCase())) };
+    col = { type: 'string', values: col.values.map((s) => cased(s, c.case!)) };
   }
   return col;
+}
+
+const cased = (s: string, to: 'upper' | 'lower'): string => (to === 'upper' ? s.toUpperCase() : s.toLowerCase());
+
+/** A column of `n` rows all holding `v` (as columnFromValues would make it of n copies, without them). */
+function filled(type: ColumnType, v: Scalar | number[] | null, n: number): Column {
+  if (type === 'symbol') {
+    const s = v === null ? '' : String(v);
+    return s === '' ? { type, codes: new Int32Array(n), dict: dictOf(['']) } : { type, codes: new Int32Array(n).fill(1), dict: dictOf(['', s]) };
+  }
+  if (type === 'string') return { type, values: new Array<string>(n).fill(v === null ? '' : String(v)) };
+  if (type === 'float[]' || type === 'long[]') return columnFromValues(type, new Array(n).fill(v));
+  const one = columnFromValues(type, [v as Scalar | null]);
+  switch (one.type) {
+    case 'float':
+      return { type: one.type, data: new Float64Array(n).fill(one.data[0]!) };
+    case 'long':
+    case 'timestamp':
+    case 'timespan':
+      return { type: one.type, data: new BigInt64Array(n).fill(one.data[0]!) };
+    case 'int':
+    case 'date':
+      return { type: one.type, data: new Int32Array(n).fill(one.data[0]!) };
+    case 'boolean':
+      return { type: one.type, data: new Uint8Array(n).fill(one.data[0]!) };
+    default:
+      return columnFromValues(type, new Array(n).fill(v));
+  }
+}
+
+/** Seconds within which countsToInstants computes exactly and int64 holds the nanoseconds (year 2255). */
+const MAX_SECONDS = 9e9;
+
+/**
+ * Counts of a unit (`unitNs` nanoseconds each) since midnight of `day` (days since 1970; 0 and no zone:
+ * since the epoch) as instants, as the general loop of timestamps() and wallToInstants make them, but
+ * in int64 words without a BigInt per row. A zone's wall-clock times take the one offset of that day:
+ * only when the zone keeps it from two days before to three after (no transition near, so
+ * wallToInstants would give every time of the day that offset) and every time is within the day.
+ * Returns undefined where that does not hold (a DST day, a time past the day, a count beyond 2^53):
+ * then the general loop decides.
+ */
+function countsToInstants(counts: BigInt64Array, unitNs: number, day: number, zone: string | undefined): BigInt64Array | undefined {
+  const perSecond = 1e9 / unitNs;
+  let offsetSeconds = 0;
+  let maxCount = Infinity;
+  let minCount = -Infinity;
+  if (zone !== undefined) {
+    const midnight = BigInt(day) * NS_PER_DAY;
+    const seg = zoneOffsets(zone).segmentOf(midnight);
+    if (seg.start >= midnight - 2n * NS_PER_DAY || seg.end <= midnight + 3n * NS_PER_DAY || seg.offsetNs % 1_000_000_000n !== 0n) return undefined;
+    offsetSeconds = Number(seg.offsetNs / 1_000_000_000n);
+    minCount = 0;
+    maxCount = 86_400 * perSecond;
+  }
+  const base = day * 86_400 - offsetSeconds;
+  const n = counts.length;
+  const from = new Int32Array(counts.buffer, counts.byteOffset, 2 * n);
+  const out = new BigInt64Array(n);
+  const words = new Int32Array(out.buffer);
+  for (let i = 0; i < n; i++) {
+    const hi = from[2 * i + 1]!;
+    const lo = from[2 * i]! >>> 0;
+    if (hi === -2147483648 && lo === 0) {
+      words[2 * i + 1] = -2147483648; // null stays null
+      continue;
+    }
+    if (hi < -2097152 || hi >= 2097152) return undefined; // beyond ±2^53: not exact as a double
+    const v = hi * 4294967296 + lo;
+    if (v < minCount || v > maxCount) return undefined;
+    let q = Math.floor(v / perSecond);
+    let r = v - q * perSecond;
+    if (r < 0) {
+      q--;
+      r += perSecond;
+    } else if (r >= perSecond) {
+      q++;
+      r -= perSecond;
+    }
+    const sec = base + q;
+    if (sec > MAX_SECONDS || sec < -MAX_SECONDS) return undefined;
+    setInt64(words, i, sec, r * unitNs);
+  }
+  return out;
 }
 
 const INT64_NULL = -(2n ** 63n);
@@ -165,6 +256,11 @@ function timestamps(c: ColumnMap, read: Column | undefined, dates: Column | unde
     const text = fixedText(t.date, path, `${at}.date`);
     fixedDay = dateDays(text);
     if (fixedDay === undefined) fail(`${path}: ${at}.date: ${JSON.stringify(text)} is not a date; expected 20131008, 2013-10-08 or 2013.10.08`);
+  }
+  // counts of ms, us or ns read as longs, from the epoch or a fixed date's midnight: without BigInt
+  if (read.type === 'long' && (t.since === 'epoch' || fixedDay !== undefined)) {
+    const fast = countsToInstants(read.data, Number(unit), t.since === 'epoch' ? 0 : fixedDay!, t.since === 'midnight' && !isUtcZone(zone) ? zone : undefined);
+    if (fast) return { type: 'timestamp', data: fast };
   }
   const out = new BigInt64Array(n);
   for (let i = 0; i < n; i++) {

@@ -8,8 +8,7 @@
  * cell and expected forms.
  */
 import type { Scalar } from '../../core/builder.js';
-import type { Column, ColumnType } from '../../core/column.js';
-import { Utf8Dict } from '../../core/dict.js';
+import { type Column, type ColumnType, nullColumn } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import type { ColumnDef } from '../../core/table.js';
 import { NULL_INT32 } from '../../core/time.js';
@@ -136,29 +135,6 @@ function builderFor(type: ColumnType, utc: boolean): Builder {
   }
 }
 
-/** A column of `rows` nulls (a column the file does not have). */
-export function nullColumn(type: ColumnType, rows: number): Column {
-  switch (type) {
-    case 'float':
-      return { type, data: new Float64Array(rows).fill(NaN) };
-    case 'long':
-    case 'timestamp':
-    case 'timespan':
-      return { type, data: new BigInt64Array(rows).fill(-9223372036854775808n) };
-    case 'int':
-    case 'date':
-      return { type, data: new Int32Array(rows).fill(NULL_INT32) };
-    case 'boolean':
-      return { type, data: new Uint8Array(rows) };
-    case 'symbol':
-      return { type, codes: new Int32Array(rows), dict: new Utf8Dict(Int32Array.of(0, 0), new Uint8Array(0), true) };
-    case 'string':
-      return { type, values: new Array<string>(rows).fill('') };
-    case 'float[]':
-    case 'long[]':
-      return { type, offsets: new Int32Array(rows + 1), values: new Float64Array(0) };
-  }
-}
 
 /** The filled part of a grown array: a view when little is unused, else a copy. */
 function trimmed<T extends Float64Array | Int32Array | Uint8Array | BigInt64Array>(a: T, n: number): T {

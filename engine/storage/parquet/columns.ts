@@ -6,8 +6,7 @@
  * range-checked. A column the table's type does not take is an error naming both types.
  */
 import type { DecodedArray, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
-import type { Column, ColumnType } from '../../core/column.js';
-import { dictOf } from '../../core/dict.js';
+import { type Column, type ColumnType, nullColumn } from '../../core/column.js';
 import { TickscopeError } from '../../core/errors.js';
 import type { ColumnDef } from '../../core/table.js';
 import type { TableSchema } from '../schema.js';
@@ -224,37 +223,7 @@ function planColumn(def: ColumnDef, field: SchemaTree, root: SchemaTree, rows: n
   return { def, leaf, schemaPath, sink };
 }
 
-/** An int64 column of nulls (INT64_MIN), set on the high words (a BigInt fill costs ~100 ms a million). */
-function nullInt64(rows: number): BigInt64Array {
-  const out = new BigInt64Array(rows);
-  const w = new Int32Array(out.buffer);
-  for (let i = 1; i < w.length; i += 2) w[i] = INT32_MIN;
-  return out;
-}
 
-/** A column the file lacks: every row null. */
-function nullColumn(type: ColumnType, rows: number): Column {
-  switch (type) {
-    case 'float':
-      return { type, data: new Float64Array(rows).fill(NaN) };
-    case 'int':
-    case 'date':
-      return { type, data: new Int32Array(rows).fill(INT32_MIN) };
-    case 'boolean':
-      return { type, data: new Uint8Array(rows) };
-    case 'long':
-    case 'timestamp':
-    case 'timespan':
-      return { type, data: nullInt64(rows) };
-    case 'symbol':
-      return { type, codes: new Int32Array(rows), dict: dictOf(['']) };
-    case 'string':
-      return { type, values: new Array<string>(rows).fill('') };
-    case 'float[]':
-    case 'long[]':
-      return { type, offsets: new Int32Array(rows + 1), values: new Float64Array(0) };
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Conversions from physical values (hyparquet's decoded arrays) to column representations

@@ -530,7 +530,7 @@ describe('storing an import', () => {
     }
     const file = join(tempDir(), 't.csv');
     writeFileSync(file, lines.join('\r\n'));
-    expect(importFile(db, 'Trade', file)).toEqual({ rows: 5000, partitions: ['2024-03-06', '2024-03-07', '2024-03-08'] });
+    expect(importFile(db, 'Trade', file)).toMatchObject({ rows: 5000, partitions: ['2024-03-06', '2024-03-07', '2024-03-08'] });
     const got = payloadRows(new Engine([db]), 'getTicks', { table: 'Trade', columns: ['instrumentID', 'price', 'volume', 'executionID'] });
     expect(got).toEqual(want);
   });

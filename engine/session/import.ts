@@ -25,7 +25,8 @@ export interface PreviewRequest {
   readonly map?: ImportMapDoc;
   readonly table?: string;
   readonly header?: boolean;
-  readonly newTable?: NewTableSpec;
+  /** A new table as the form has it so far: checked with the mapping (its error is the preview's mapError). */
+  readonly newTable?: unknown;
   readonly assembly?: string;
 }
 
@@ -80,7 +81,7 @@ export function checkPreviewRequest(x: unknown): PreviewRequest {
     ...(map ? { map: map as unknown as ImportMapDoc } : {}),
     ...(table ? { table } : {}),
     ...(typeof header === 'boolean' ? { header } : {}),
-    ...(x['newTable'] !== undefined ? { newTable: checkNewTable(x['newTable']) } : {}),
+    ...(x['newTable'] !== undefined ? { newTable: x['newTable'] } : {}),
     ...(assembly ? { assembly } : {}),
   };
 }
@@ -117,14 +118,21 @@ export function runPreview(engine: Engine, req: PreviewRequest): ImportPreview {
   const db = engine.assembly(req.assembly ? { assembly: req.assembly } : undefined);
   const name = req.map?.table ?? req.table;
   let table: TableSchema | undefined;
-  if (req.newTable && req.newTable.name === name) table = asSchema(req.newTable);
-  else if (name && db.schema.tables.has(name)) table = db.table(name);
+  let tableError: string | undefined;
+  if (req.newTable !== undefined && (req.newTable as { name?: unknown } | null)?.name === name) {
+    try {
+      table = asSchema(checkNewTable(req.newTable));
+    } catch (e) {
+      tableError = asTickscopeError(e).message;
+    }
+  } else if (name && db.schema.tables.has(name)) table = db.table(name);
   const preview = previewImport(req.paths, {
     text: (c, zone) => textCells(c, zone, '', true),
     ...(req.map ? { map: req.map } : {}),
     ...(table ? { table } : {}),
     ...(req.header !== undefined ? { header: req.header } : {}),
   });
+  if (tableError) return { ...preview, mapError: tableError };
   // a mapping to a table that is not there says so, as the import would
   if (req.map && !table && !preview.mapError) {
     return { ...preview, mapError: `the mapping: table ${JSON.stringify(name)} is not a table of ${db.name}; expected one of ${[...db.schema.tables.keys()].join(', ')}, or define it as a new table` };

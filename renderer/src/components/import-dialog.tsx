@@ -1,0 +1,451 @@
+/**
+ * Import… (the connection menu, Ctrl/Cmd+I; issue 30): CSV, Parquet or Arrow files of the user's own
+ * layout into a table of a Tickscope database. Paths on the engine's machine are typed (several, one a
+ * line) or picked (the desktop's file dialogs; the browser uploads the files it picks or is given by a
+ * drop); the columns are mapped by form with the rows as read and as mapped previewed as the form
+ * changes; the command line and the mapping's JSON show what the CLI would run. Import runs on a
+ * worker with its progress (files read) and Cancel; a re-import asks whether to skip, replace or append.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ColumnType, ImportPreview, ImportReportInfo, ReimportChoice } from '../../../engine/contract';
+import { backend } from '../backend';
+import { uploadImportFile } from '../backend/http';
+import { copyText } from '../clipboard';
+import { cliLine, type ColumnForm, columnName, EMPTY_COLUMN, mapDoc, NEW_COLUMN_TYPES, newTableSpec, sizeText, splitPaths } from '../form/import-form';
+import { embeddedDatabases } from '../store/connection-slice';
+import { useStore } from '../store/store';
+import { ColumnRows, RowsTable } from './import-columns';
+import { collectDropped, IMPORTABLE, type PickedFile } from './import-drop';
+import { useEscape } from './widgets/use-escape';
+import { ZoneInput } from './widgets/zone-input';
+
+const NEW = '__new';
+const PREVIEW_DELAY_MS = 300;
+
+type Column = { readonly name: string; readonly type: ColumnType };
+
+/** The dialog; closed through the store (openImport(false)). */
+export function ImportDialog(): React.JSX.Element {
+  const info = useStore((s) => s.info);
+  const connections = useStore((s) => s.connections);
+  const storeAssembly = useStore((s) => s.assembly);
+  const close = useCallback(() => useStore.getState().openImport(false), []);
+  const writable = (info?.assemblies ?? []).filter((a) => !a.readOnly);
+  const [assembly, setAssembly] = useState(() => writable.find((a) => a.name === storeAssembly)?.name ?? writable[0]?.name ?? '');
+  const tables = (info?.assemblies.find((a) => a.name === assembly)?.tables ?? []).filter((t) => t.kind === 'partitioned');
+  const [pathsText, setPathsText] = useState('');
+  const [target, setTarget] = useState(() => tables.find((t) => t.name === 'Trade')?.name ?? tables[0]?.name ?? NEW);
+  const [newName, setNewName] = useState('');
+  const [newCols, setNewCols] = useState<Column[] | null>(null);
+  const [header, setHeader] = useState(true);
+  const [zone, setZone] = useState('UTC');
+  const [forms, setForms] = useState<Record<string, ColumnForm>>({});
+  const [preview, setPreview] = useState<ImportPreview | null>(null);
+  const [previewError, setPreviewError] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [progress, setProgress] = useState('');
+  const [report, setReport] = useState<ImportReportInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const queryId = useRef<string | null>(null);
+  const first = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  useEscape(close);
+
+  const paths = useMemo(() => splitPaths(pathsText), [pathsText]);
+  const isNew = target === NEW;
+  const existing = tables.find((t) => t.name === target);
+  const columns: readonly Column[] = isNew ? (newCols ?? []) : (existing?.columns ?? []);
+  const tableName = isNew ? newName.trim() : target;
+  const newTable = isNew ? newTableSpec(tableName, columns) : undefined;
+  const required = isNew ? [newTable!.timeColumn, newTable!.idColumn].filter(Boolean) : [existing?.timeColumn ?? '', existing?.idColumn ?? ''].filter(Boolean);
+  const doc = mapDoc({ table: tableName, header, zone, columns: forms }, columns.map((c) => c.name));
+  const mapped = Object.keys(doc.columns).length > 0 && tableName !== '';
+  const request = { paths, header, ...(assembly ? { assembly } : {}), ...(tableName ? { table: tableName } : {}), ...(mapped ? { map: doc } : {}), ...(newTable && tableName ? { newTable } : {}) };
+  const requestKey = JSON.stringify(request);
+
+  // the preview follows the form, a moment after the last change
+  useEffect(() => {
+    if (paths.length === 0) {
+      setPreview(null);
+      setPreviewError(null);
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      backend()
+        .importPreview(JSON.parse(requestKey) as typeof request)
+        .then((p) => live && (setPreview(p), setPreviewError(null)))
+        .catch((e: unknown) => live && (setPreview(null), setPreviewError((e as Error).message)));
+    }, PREVIEW_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [requestKey]);
+
+  const sources = preview?.sourceColumns ?? [];
+  // a new table's columns are the source columns with the types guessed from the rows shown
+  useEffect(() => {
+    if (!isNew || newCols !== null || !preview) return;
+    const cols = preview.sourceColumns.map((s, i) => ({ name: columnName(s, header), type: preview.sourceTypes[i] ?? 'symbol' }));
+    setNewCols(cols);
+    setForms(Object.fromEntries(cols.map((c, i) => [c.name, { ...EMPTY_COLUMN, from: 'source' as const, source: header ? preview.sourceColumns[i]! : String(i) }])));
+  }, [isNew, newCols, preview, header]);
+  // with a header, a table column named as a source column is mapped to it until the form says otherwise
+  useEffect(() => {
+    if (!header || isNew || sources.length === 0) return;
+    setForms((f) => {
+      const next = { ...f };
+      for (const c of columns) if (!next[c.name] && sources.includes(c.name)) next[c.name] = { ...EMPTY_COLUMN, from: 'source', source: c.name };
+      return next;
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [header, isNew, sources.join('\u0000'), target]);
+
+  const dbDir = embeddedDatabases(connections).find((d) => d.name === assembly)?.dir ?? '';
+  const json = JSON.stringify(doc, null, 2);
+  const cli = cliLine(dbDir, paths);
+  const missing = required.filter((r) => !doc.columns[r]);
+  const ready = paths.length > 0 && tableName !== '' && missing.length === 0 && !importing && assembly !== '';
+
+  const run = async (reimport?: ReimportChoice): Promise<void> => {
+    const id = `import-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    queryId.current = id;
+    setImporting(true);
+    setError(null);
+    setReport(null);
+    setProgress('starting…');
+    const poll = setInterval(() => {
+      void backend()
+        .progress(id)
+        .then((p) => p && setProgress(p.state === 'queued' ? 'waiting for a worker…' : p.total > 0 ? `files ${p.done} of ${p.total}` : 'reading…'))
+        .catch(() => undefined);
+    }, 200);
+    try {
+      const r = await backend().importFiles({ paths, map: doc, assembly, ...(reimport ? { reimport } : {}), ...(newTable ? { newTable } : {}) }, id);
+      setReport(r);
+      // the table list and its rows (and a table made now) from the engine again
+      await useStore.getState().refreshInfo();
+      if (r.created) setTarget(r.table);
+    } catch (e) {
+      const msg = (e as Error).message;
+      setError(/cancelled/.test(msg) ? 'Import cancelled: nothing was written.' : msg);
+      // a table made before the failure is there now
+      if (newTable) await useStore.getState().refreshInfo();
+    } finally {
+      clearInterval(poll);
+      queryId.current = null;
+      setImporting(false);
+    }
+  };
+
+  const addPaths = (more: readonly string[]): void => setPathsText((t) => [...splitPaths(t), ...more].join('\n'));
+  const upload = async (picked: readonly PickedFile[]): Promise<void> => {
+    // a folder's other files (a README, .DS_Store) are not sent
+    const files = picked.filter((f) => IMPORTABLE.test(f.path));
+    if (files.length === 0) {
+      if (picked.length > 0) setError(`None of the ${picked.length} files is a CSV, Parquet or Arrow file`);
+      return;
+    }
+    let id: string | undefined;
+    let folder = '';
+    try {
+      for (const [i, f] of files.entries()) {
+        setNote(`Uploading ${i + 1} of ${files.length}: ${f.path}`);
+        const r = await uploadImportFile(f.file, f.path, id);
+        id = r.upload;
+        folder = r.folder;
+      }
+      setNote(`Uploaded ${files.length} file${files.length === 1 ? '' : 's'} to ${folder}`);
+      addPaths([folder]);
+    } catch (e) {
+      setNote(null);
+      setError(`Upload: ${(e as Error).message}`);
+    }
+  };
+  const api = backend();
+  const browser = info?.mode === 'browser';
+
+  return (
+    <div className="modal-backdrop import-backdrop">
+      <form
+        className="modal import-modal"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Import files"
+        data-testid="import-dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (ready) void run();
+        }}
+      >
+        <h2>Import files</h2>
+        {writable.length === 0 && (
+          <p className="error-text" data-testid="import-readonly">
+            No database open here takes writes: a kdb+ database is read in place and never written. Open a Tickscope database beside it (Open database…) to import into.
+          </p>
+        )}
+        <section className="import-files">
+          <label className="import-paths">
+            <span>Files or folders</span>
+            <textarea ref={first} rows={2} value={pathsText} onChange={(e) => setPathsText(e.target.value)} placeholder="/data/equity/usa/tick/aapl (one path a line: CSV, Parquet, Arrow; folders are read with their subfolders)" spellCheck={false} data-testid="import-paths" />
+          </label>
+          <div className="import-pick">
+            {api.pickFiles && (
+              <button type="button" onClick={() => void api.pickFiles!.call(api, 'Import files').then((p) => p && addPaths(p))}>
+                Files…
+              </button>
+            )}
+            {api.pickFolder && (
+              <button type="button" onClick={() => void api.pickFolder!.call(api, 'Import a folder').then((p) => p && addPaths([p]))}>
+                Folder…
+              </button>
+            )}
+            {browser && <DropZone onFiles={(f) => void upload(f)} />}
+          </div>
+          <p className="muted import-summary" data-testid="import-summary">
+            {note ?? (preview ? `${preview.fileCount.toLocaleString('en-US')} file${preview.fileCount === 1 ? '' : 's'} · ${sizeText(preview.totalBytes)} · first: ${preview.files[0]?.path ?? ''}` : paths.length ? 'reading…' : 'Type paths on the machine the engine runs on, or pick files.')}
+          </p>
+          {previewError && (
+            <p className="error-text" role="alert" data-testid="import-preview-error">
+              {previewError}
+            </p>
+          )}
+        </section>
+
+        <section className="import-target">
+          {writable.length > 1 && (
+            <label>
+              <span>Database</span>
+              <select value={assembly} onChange={(e) => setAssembly(e.target.value)} data-testid="import-assembly">
+                {writable.map((a) => (
+                  <option key={a.name}>{a.name}</option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label>
+            <span>Table</span>
+            <select
+              value={target}
+              data-testid="import-table"
+              onChange={(e) => {
+                setTarget(e.target.value);
+                setForms({});
+                setNewCols(null);
+              }}
+            >
+              {tables.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.name}
+                </option>
+              ))}
+              <option value={NEW}>New table…</option>
+            </select>
+          </label>
+          {isNew && (
+            <label>
+              <span>Name</span>
+              <input value={newName} onChange={(e) => setNewName(e.target.value)} placeholder="LeanTrade" spellCheck={false} data-testid="import-new-name" />
+            </label>
+          )}
+          <label className="inline" title="CSV: whether the first row names the columns (else they are 0, 1, 2, ...)">
+            <input
+              type="checkbox"
+              checked={header}
+              data-testid="import-header"
+              onChange={(e) => {
+                setHeader(e.target.checked);
+                setForms({});
+                setNewCols(null);
+              }}
+            />
+            <span>Header row</span>
+          </label>
+          <label title="the zone of wall-clock times: times since midnight, and timestamps written without an offset">
+            <span>Zone</span>
+            <ZoneInput id="import-zone" value={zone} onChange={setZone} placeholder="UTC" />
+          </label>
+        </section>
+
+        {isNew && newCols && <NewColumns columns={newCols} onChange={setNewCols} />}
+        {columns.length > 0 && (
+          <ColumnRows columns={columns} forms={forms} sources={sources} sample={preview?.sourceRows[0]} header={header} required={required} onChange={(name, c) => setForms((f) => ({ ...f, [name]: c }))} />
+        )}
+
+        {preview && (
+          <section className="import-previews">
+            <div>
+              <h3>As read: {preview.files[0]?.path.split(/[\\/]/).slice(-2).join('/')}</h3>
+              <RowsTable testId="import-raw" columns={preview.sourceColumns.map((c) => (header ? c : `#${c}`))} rows={preview.sourceRows} numbered />
+            </div>
+            <div>
+              <h3>As mapped into {tableName || '…'}</h3>
+              {preview.mapError ? (
+                <p className="error-text" data-testid="import-map-error">
+                  {preview.mapError}
+                </p>
+              ) : preview.mapped ? (
+                <RowsTable testId="import-mapped" columns={preview.mapped.columns} rows={preview.mapped.rows} numbered />
+              ) : (
+                <p className="muted">Map a column to see the rows as they will be written.</p>
+              )}
+            </div>
+          </section>
+        )}
+
+        <details className="import-cli">
+          <summary>Command line and mapping</summary>
+          <pre data-testid="import-cli">{cli}</pre>
+          <pre data-testid="import-json">{json}</pre>
+          <div className="import-cli-buttons">
+            <button type="button" onClick={() => void copyText(`${cli}\n`)}>
+              Copy command
+            </button>
+            <button type="button" onClick={() => void copyText(`${json}\n`)}>
+              Copy mapping
+            </button>
+            <button type="button" onClick={() => saveText('mapping.json', `${json}\n`)}>
+              Save mapping…
+            </button>
+            {isNew && <span className="muted">The CLI imports into a table of schema.json; Import here adds it first.</span>}
+          </div>
+        </details>
+
+        <ImportOutcome report={report} error={error} importing={importing} progress={progress} missing={missing} onChoice={(c) => void run(c)} />
+        <div className="modal-buttons">
+          <button type="button" onClick={importing ? () => void (queryId.current && backend().cancel(queryId.current)) : close} data-testid="import-cancel">
+            {importing ? 'Cancel import' : 'Close'} {!importing && <kbd>Esc</kbd>}
+          </button>
+          <button type="submit" className="primary" disabled={!ready} data-testid="import-submit">
+            {importing ? 'Importing…' : 'Import'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** A new table's columns: names as made from the source's, types as guessed (changeable). */
+function NewColumns(p: { readonly columns: readonly Column[]; readonly onChange: (c: Column[]) => void }): React.JSX.Element {
+  return (
+    <div className="import-new-cols" data-testid="import-new-cols">
+      <span className="muted">New table&apos;s columns (the first timestamp is its time column, the first symbol its identifier):</span>
+      {p.columns.map((c, i) => (
+        <span key={i} className="import-new-col">
+          <input value={c.name} onChange={(e) => p.onChange(p.columns.map((d, j) => (j === i ? { ...d, name: e.target.value } : d)))} spellCheck={false} data-testid={`import-new-col-${i}-name`} />
+          <select value={c.type} onChange={(e) => p.onChange(p.columns.map((d, j) => (j === i ? { ...d, type: e.target.value as ColumnType } : d)))} data-testid={`import-new-col-${i}-type`}>
+            {NEW_COLUMN_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </span>
+      ))}
+    </div>
+  );
+}
+
+/** The status line of the dialog: progress, the result, a re-import's choice, or the error. */
+function ImportOutcome(p: {
+  readonly report: ImportReportInfo | null;
+  readonly error: string | null;
+  readonly importing: boolean;
+  readonly progress: string;
+  readonly missing: readonly string[];
+  readonly onChoice: (c: ReimportChoice) => void;
+}): React.JSX.Element | null {
+  const r = p.report;
+  if (p.importing) {
+    return (
+      <p className="import-progress" data-testid="import-progress">
+        Importing: {p.progress}
+      </p>
+    );
+  }
+  if (p.error) {
+    return (
+      <p className="error-text" role="alert" data-testid="import-error">
+        {p.error}
+      </p>
+    );
+  }
+  if (r && !r.written && r.reimported.length > 0) {
+    const rows = r.reimported.reduce((s, x) => s + x.rows, 0);
+    return (
+      <div className="import-reimport" data-testid="import-reimport">
+        <p>
+          These rows were imported before: {r.reimported.map((x) => `${x.table} ${x.key}`).join(', ')} ({rows.toLocaleString('en-US')} rows, {r.reimported[0]!.at}). Nothing was written.
+        </p>
+        <div className="modal-buttons">
+          <button type="button" onClick={() => p.onChoice('skip')} data-testid="import-skip">
+            Skip those partitions
+          </button>
+          <button type="button" onClick={() => p.onChoice('replace')} data-testid="import-replace">
+            Replace them
+          </button>
+          <button type="button" onClick={() => p.onChoice('append')} data-testid="import-append">
+            Append anyway
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (r) {
+    return (
+      <p className="import-result" data-testid="import-result">
+        {r.written ? `Imported ${r.rows.toLocaleString('en-US')} rows from ${r.files} file${r.files === 1 ? '' : 's'} into ${r.table}` : `Nothing written to ${r.table}`}
+        {r.partitions.length > 0 ? ` · partitions ${r.partitions.join(', ')}` : ''}
+        {r.skippedRows > 0 ? ` · ${r.skippedRows.toLocaleString('en-US')} rows skipped (imported before)` : ''}
+        {r.created ? ' · table created' : ''}
+      </p>
+    );
+  }
+  if (p.missing.length > 0) return <p className="muted">Map {p.missing.join(' and ')}: every row needs {p.missing.length === 1 ? 'it' : 'them'}.</p>;
+  return null;
+}
+
+/** Saves text as a file: a download in the browser (the desktop shows its save dialog). */
+function saveText(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The browser's own files: a drop zone and its pickers (files, a folder), each file with its relative path. */
+function DropZone(p: { readonly onFiles: (files: PickedFile[]) => void }): React.JSX.Element {
+  const [over, setOver] = useState(false);
+  const fromInput = (list: FileList | null): PickedFile[] => [...(list ?? [])].map((file) => ({ file, path: file.webkitRelativePath || file.name }));
+  return (
+    <div
+      className={`import-drop ${over ? 'over' : ''}`}
+      data-testid="import-drop"
+      onDragOver={(e) => {
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setOver(false);
+        void collectDropped(e.dataTransfer).then(p.onFiles);
+      }}
+    >
+      <span className="muted">Drop files or a folder here, or</span>
+      <label className="import-pick-button">
+        files…
+        <input type="file" multiple accept=".csv,.parquet,.arrow,.arrows,.ipc,.feather" data-testid="import-upload-files" onChange={(e) => (p.onFiles(fromInput(e.target.files)), (e.target.value = ''))} />
+      </label>
+      <label className="import-pick-button">
+        a folder…
+        <input type="file" data-testid="import-upload-folder" ref={(el) => el?.setAttribute('webkitdirectory', '')} onChange={(e) => (p.onFiles(fromInput(e.target.files)), (e.target.value = ''))} />
+      </label>
+    </div>
+  );
+}

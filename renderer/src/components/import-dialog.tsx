@@ -158,7 +158,8 @@ export function ImportDialog(): React.JSX.Element {
         id = r.upload;
         folder = r.folder;
       }
-      setNote(`Uploaded ${files.length} file${files.length === 1 ? '' : 's'} to ${folder}`);
+      // the preview of the folder they went to says the rest
+      setNote(null);
       addPaths([folder]);
     } catch (e) {
       setNote(null);

@@ -56,7 +56,7 @@ const METHODS: { readonly [M in WorkerMethod]: Method } = {
   // Import…: files read of all as progress, the call's cancel check between them; once it returns
   // the rows are written, so no cancel check follows (a late cancel would say cancelled of written rows)
   import: ([, req], io) => {
-    const report = session.importFiles(req as ImportRequest, { progress: (done, total) => io.progress(done, total, 'files'), checkpoint: io.checkpoint }, (db) => reopen(db.dir) ?? db);
+    const report = session.importFiles(req as ImportRequest, { progress: (done, total) => io.progress(done, total, 'files'), checkpoint: io.checkpoint }, (db) => reopen((db as Mounted).dir) ?? db);
     return new Committed(report);
   },
 };

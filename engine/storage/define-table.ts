@@ -60,13 +60,17 @@ export function defineTable(db: Database, spec: unknown): TableSchema {
     const doc = schemaToJson(now);
     doc.tables.push({ name: def.name, kind: 'partitioned', timeColumn: def.timeColumn, idColumn: def.idColumn, columns: def.columns.map((c) => ({ ...c })), foreignKeys: {} });
     // checked as at load: what is written here opens again
-    let next;
-    try {
-      next = schemaFromJson(doc, `newTable ${def.name}`);
-    } catch (e) {
-      throw new TickscopeError('badRequest', (e as Error).message);
-    }
+    const next = checked(() => schemaFromJson(doc, `newTable ${def.name}`));
     writeJsonAtomic(path, doc);
     return next.tables.get(def.name)!;
   });
+}
+
+/** A schema check's failure as the request's error (the new table is what is wrong, not the database). */
+function checked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw new TickscopeError('badRequest', (e as Error).message);
+  }
 }

@@ -144,13 +144,16 @@ export function csvRecords(bytes: Uint8Array, max: number): string[][] {
   return out;
 }
 
-function arrowTable(bytes: Uint8Array, file: string): Table {
-  let at;
+function readArrow(bytes: Uint8Array, file: string): ReturnType<typeof tableFromIPC> {
   try {
-    at = tableFromIPC(bytes);
+    return tableFromIPC(bytes);
   } catch (e) {
     throw new TickscopeError('importFailed', `${file}: not an Arrow IPC file (${(e as Error).message})`);
   }
+}
+
+function arrowTable(bytes: Uint8Array, file: string): Table {
+  const at = readArrow(bytes, file);
   const names = at.schema.fields.map((f) => f.name);
   const rows = at.numRows;
   const columns = names.map((name) => {
@@ -190,7 +193,7 @@ function parquetType(el: { type?: string; converted_type?: string; logical_type?
 function parquetTable(bytes: Uint8Array, file: string): Table {
   const { tree } = readFooter(hyparquet(), bytes, file);
   const columns = tree.children.flatMap((c) => {
-    const type = c.children.length === 0 ? parquetType(c.element as Parameters<typeof parquetType>[0]) : undefined;
+    const type = c.children.length === 0 ? parquetType(c.element as unknown as Parameters<typeof parquetType>[0]) : undefined;
     return type ? [{ name: c.element.name, type }] : [];
   });
   const t: TableSchema = { name: file, kind: 'reference', columns, idColumn: '', foreignKeys: {} };

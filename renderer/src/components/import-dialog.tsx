@@ -75,14 +75,21 @@ export function ImportDialog(): React.JSX.Element {
     const timer = setTimeout(() => {
       backend()
         .importPreview(JSON.parse(requestKey) as typeof request)
-        .then((p) => live && (setPreview(p), setPreviewError(null)))
-        .catch((e: unknown) => live && (setPreview(null), setPreviewError((e as Error).message)));
+        .then((p) => {
+          if (!live) return;
+          setPreview(p);
+          setPreviewError(null);
+        })
+        .catch((e: unknown) => {
+          if (!live) return;
+          setPreview(null);
+          setPreviewError((e as Error).message);
+        });
     }, PREVIEW_DELAY_MS);
     return () => {
       live = false;
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [requestKey]);
 
   const sources = preview?.sourceColumns ?? [];
@@ -101,7 +108,6 @@ export function ImportDialog(): React.JSX.Element {
       for (const c of columns) if (!next[c.name] && sources.includes(c.name)) next[c.name] = { ...EMPTY_COLUMN, from: 'source', source: c.name };
       return next;
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [header, isNew, sources.join('\u0000'), target]);
 
   const dbDir = embeddedDatabases(connections).find((d) => d.name === assembly)?.dir ?? '';
@@ -422,7 +428,11 @@ function saveText(name: string, text: string): void {
 /** The browser's own files: a drop zone and its pickers (files, a folder), each file with its relative path. */
 function DropZone(p: { readonly onFiles: (files: PickedFile[]) => void }): React.JSX.Element {
   const [over, setOver] = useState(false);
-  const fromInput = (list: FileList | null): PickedFile[] => [...(list ?? [])].map((file) => ({ file, path: file.webkitRelativePath || file.name }));
+  const fromInput = (e: React.ChangeEvent<HTMLInputElement>): void => {
+    p.onFiles([...(e.target.files ?? [])].map((file) => ({ file, path: file.webkitRelativePath || file.name })));
+    // the same files may be picked again
+    e.target.value = '';
+  };
   return (
     <div
       className={`import-drop ${over ? 'over' : ''}`}
@@ -441,11 +451,11 @@ function DropZone(p: { readonly onFiles: (files: PickedFile[]) => void }): React
       <span className="muted">Drop files or a folder here, or</span>
       <label className="import-pick-button">
         files…
-        <input type="file" multiple accept=".csv,.parquet,.arrow,.arrows,.ipc,.feather" data-testid="import-upload-files" onChange={(e) => (p.onFiles(fromInput(e.target.files)), (e.target.value = ''))} />
+        <input type="file" multiple accept=".csv,.parquet,.arrow,.arrows,.ipc,.feather" data-testid="import-upload-files" onChange={fromInput} />
       </label>
       <label className="import-pick-button">
         a folder…
-        <input type="file" data-testid="import-upload-folder" ref={(el) => el?.setAttribute('webkitdirectory', '')} onChange={(e) => (p.onFiles(fromInput(e.target.files)), (e.target.value = ''))} />
+        <input type="file" data-testid="import-upload-folder" ref={(el) => el?.setAttribute('webkitdirectory', '')} onChange={fromInput} />
       </label>
     </div>
   );

@@ -72,13 +72,8 @@ export function columnDoc(c: ColumnForm, header: boolean): ImportColumnDoc | und
   if (c.from === 'source' && c.source === '') return undefined;
   if (c.from === 'path' && c.path === '') return undefined;
   const scale = c.scale.trim() === '' ? undefined : Number(c.scale);
-  const time: Partial<ImportColumnDoc> = {};
-  if (c.unit) {
-    Object.assign(time, { unit: c.unit, since: c.since });
-    if (c.since === 'midnight') {
-      time.date = valueDoc(c.dateFrom, { source: c.dateSource, constant: c.dateConstant, path: c.datePath, pattern: c.datePattern }, header);
-    }
-  }
+  const date = c.unit && c.since === 'midnight' ? { date: valueDoc(c.dateFrom, { source: c.dateSource, constant: c.dateConstant, path: c.datePath, pattern: c.datePattern }, header) } : {};
+  const time: Partial<ImportColumnDoc> = c.unit ? { unit: c.unit, since: c.since, ...date } : {};
   return {
     ...valueDoc(c.from, c, header),
     ...(scale !== undefined ? { scale: Number.isFinite(scale) ? scale : (c.scale as unknown as number) } : {}),

@@ -147,6 +147,13 @@ export function ImportDialog(): React.JSX.Element {
     }
   };
 
+  // a new table's column renamed keeps its mapping
+  const changeNewCols = (next: Column[]): void => {
+    const prev = newCols ?? [];
+    const renamed = new Map(next.flatMap((c, i) => (prev[i] && prev[i].name !== c.name ? [[prev[i].name, c.name] as const] : [])));
+    if (renamed.size > 0) setForms((f) => Object.fromEntries(Object.entries(f).map(([k, v]) => [renamed.get(k) ?? k, v])));
+    setNewCols(next);
+  };
   const addPaths = (more: readonly string[]): void => setPathsText((t) => [...splitPaths(t), ...more].join('\n'));
   const upload = async (picked: readonly PickedFile[]): Promise<void> => {
     // a folder's other files (a README, .DS_Store) are not sent
@@ -266,7 +273,9 @@ export function ImportDialog(): React.JSX.Element {
               onChange={(e) => {
                 setHeader(e.target.checked);
                 setForms({});
+                // a new table's columns wait for the rows read the new way
                 setNewCols(null);
+                setPreview(null);
               }}
             />
             <span>Header row</span>
@@ -277,7 +286,7 @@ export function ImportDialog(): React.JSX.Element {
           </label>
         </section>
 
-        {isNew && newCols && <NewColumns columns={newCols} onChange={setNewCols} />}
+        {isNew && newCols && <NewColumns columns={newCols} onChange={changeNewCols} />}
         {columns.length > 0 && (
           <ColumnRows columns={columns} forms={forms} sources={sources} sample={preview?.sourceRows[0]} header={header} required={required} onChange={(name, c) => setForms((f) => ({ ...f, [name]: c }))} />
         )}

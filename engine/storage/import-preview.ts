@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
-import { tableFromIPC } from 'apache-arrow';
+import { type Table as ArrowTable, tableFromIPC } from 'apache-arrow';
 import type { Column } from '../core/column.js';
 import type { ColumnType } from '../core/column-type.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
@@ -144,7 +144,7 @@ export function csvRecords(bytes: Uint8Array, max: number): string[][] {
   return out;
 }
 
-function readArrow(bytes: Uint8Array, file: string): ReturnType<typeof tableFromIPC> {
+function readArrow(bytes: Uint8Array, file: string): ArrowTable {
   try {
     return tableFromIPC(bytes);
   } catch (e) {

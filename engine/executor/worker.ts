@@ -96,7 +96,7 @@ function mounts(m: MountMessage): void {
 }
 
 port.on('message', (m: CallMessage | MountMessage) => {
-  if (m.kind === 'mount' || m.kind === 'unmount') return mounts(m);
+  if (m.kind === 'mount' || m.kind === 'unmount' || m.kind === 'reopen') return mounts(m);
   if (m.kind !== 'call') return;
   const method: Method =
     METHODS[m.method] ??

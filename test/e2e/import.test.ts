@@ -126,6 +126,9 @@ describe('Import… in the app', () => {
 
   it('uploads a folder picked in the browser, then imports what was uploaded', async () => {
     const picked = leanFiles(join(app.dir, 'picked', 'lean'), ['nvda'], ['20131010']);
+    // a fresh page: nothing left open by the test before
+    await page.reload();
+    await page.waitForSelector('[data-testid="arg-table"] option[value="Trade"]', { state: 'attached' });
     const before = await tradeRows();
     await page.keyboard.press('Control+i');
     await page.waitForSelector(tid('import-dialog'));

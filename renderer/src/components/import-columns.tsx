@@ -77,19 +77,21 @@ export function ColumnRows(p: ColumnRowsProps): React.JSX.Element {
                   ))}
                 </select>
               </td>
-              <td className="import-col-value">
-                {c.from === 'source' && (
-                  <select data-testid={id('source')} value={c.source} onChange={(e) => set({ source: e.target.value })}>
-                    <SourceOptions sources={p.sources} sample={p.sample} header={p.header} />
-                  </select>
-                )}
-                {c.from === 'constant' && <input data-testid={id('constant')} value={c.constant} onChange={(e) => set({ constant: e.target.value })} placeholder="a value" spellCheck={false} />}
-                {c.from === 'path' && (
-                  <>
-                    <input data-testid={id('path')} value={c.path} onChange={(e) => set({ path: e.target.value })} placeholder="{dir}" title="{dir} the file's folder, {parent} the one above, {name} its name without extension, {file} with it" spellCheck={false} />
-                    <input data-testid={id('pattern')} value={c.pattern} onChange={(e) => set({ pattern: e.target.value })} placeholder="pattern: ^(\d{8})" title="a regular expression; its first group is kept" spellCheck={false} />
-                  </>
-                )}
+              <td>
+                <span className="import-col-value">
+                  {c.from === 'source' && (
+                    <select data-testid={id('source')} value={c.source} onChange={(e) => set({ source: e.target.value })}>
+                      <SourceOptions sources={p.sources} sample={p.sample} header={p.header} />
+                    </select>
+                  )}
+                  {c.from === 'constant' && <input data-testid={id('constant')} value={c.constant} onChange={(e) => set({ constant: e.target.value })} placeholder="a value" spellCheck={false} />}
+                  {c.from === 'path' && (
+                    <>
+                      <input data-testid={id('path')} value={c.path} onChange={(e) => set({ path: e.target.value })} placeholder="{dir}" title="{dir} the file's folder, {parent} the one above, {name} its name without extension, {file} with it" spellCheck={false} />
+                      <input data-testid={id('pattern')} value={c.pattern} onChange={(e) => set({ pattern: e.target.value })} placeholder="pattern: ^(\d{8})" title="a regular expression; its first group is kept" spellCheck={false} />
+                    </>
+                  )}
+                </span>
               </td>
               <td className="import-col-read">{c.from !== 'none' && <ReadAs type={col.type} c={c} set={set} id={id} sources={p.sources} sample={p.sample} header={p.header} />}</td>
             </tr>

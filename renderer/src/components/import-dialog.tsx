@@ -110,6 +110,11 @@ export function ImportDialog(): React.JSX.Element {
     });
   }, [header, isNew, sources.join('\u0000'), target]);
 
+  // the zone's offset on the data's dates (the first and last times mapped), not today's
+  const timeCol = isNew ? newTable!.timeColumn : existing?.timeColumn;
+  const at = preview?.mapped && timeCol ? preview.mapped.columns.indexOf(timeCol) : -1;
+  const times = at >= 0 ? preview!.mapped!.rows.map((r) => r[at]?.slice(0, 19) ?? '').filter((t) => t !== '') : [];
+  const timeWindow = times.length > 0 ? ([times[0]!, times[times.length - 1]!] as const) : undefined;
   const dbDir = embeddedDatabases(connections).find((d) => d.name === assembly)?.dir ?? '';
   const json = JSON.stringify(doc, null, 2);
   const cli = cliLine(dbDir, paths);
@@ -282,7 +287,7 @@ export function ImportDialog(): React.JSX.Element {
           </label>
           <label title="the zone of wall-clock times: times since midnight, and timestamps written without an offset">
             <span>Zone</span>
-            <ZoneInput id="import-zone" value={zone} onChange={setZone} placeholder="UTC" />
+            <ZoneInput id="import-zone" value={zone} onChange={setZone} placeholder="UTC" {...(timeWindow ? { window: timeWindow, inputZone: zone } : {})} />
           </label>
         </section>
 
@@ -330,14 +335,16 @@ export function ImportDialog(): React.JSX.Element {
           </div>
         </details>
 
-        <ImportOutcome report={report} error={error} importing={importing} progress={progress} missing={missing} onChoice={(c) => void run(c)} />
-        <div className="modal-buttons">
-          <button type="button" onClick={importing ? () => void (queryId.current && backend().cancel(queryId.current)) : close} data-testid="import-cancel">
-            {importing ? 'Cancel import' : 'Close'} {!importing && <kbd>Esc</kbd>}
-          </button>
-          <button type="submit" className="primary" disabled={!ready} data-testid="import-submit">
-            {importing ? 'Importing…' : 'Import'}
-          </button>
+        <div className="import-footer">
+          <ImportOutcome report={report} error={error} importing={importing} progress={progress} missing={missing} onChoice={(c) => void run(c)} />
+          <div className="modal-buttons">
+            <button type="button" onClick={importing ? () => void (queryId.current && backend().cancel(queryId.current)) : close} data-testid="import-cancel">
+              {importing ? 'Cancel import' : 'Close'} {!importing && <kbd>Esc</kbd>}
+            </button>
+            <button type="submit" className="primary" disabled={!ready} data-testid="import-submit">
+              {importing ? 'Importing…' : 'Import'}
+            </button>
+          </div>
         </div>
       </form>
     </div>

@@ -168,7 +168,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'import',
-    usage: 'import --db DIR (--table NAME --file PATH [--tz ZONE] | --map FILE PATH...)',
+    usage: 'import --db DIR (--table NAME --file PATH [--tz ZONE] | --map FILE PATH...) [--reimport skip|replace|append]',
     summary: 'Append CSV, Arrow IPC or Parquet files to a table; a bad row is reported and nothing is written.',
     help: [
       'CSV: a header row of column names, then values as in docs/arguments.md (empty = null).',
@@ -176,10 +176,23 @@ export const COMMANDS: readonly Command[] = [
       '--tz ZONE   zone of CSV timestamps written without a zone (default UTC)',
       '--map FILE  a mapping (docs/import.md): which source column, constant or part of the path makes each',
       '            table column, with units and a zone; then the files or folders to import, all in one write',
+      '--reimport skip|replace|append  when a partition holds the same rows from an earlier import: leave it,',
+      '            take the earlier rows out and write these, or write them again (without it, nothing is written',
+      '            and the partitions are named)',
     ].join('\n'),
-    options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' }, map: { type: 'string' } },
+    options: { ...dbOption, table: { type: 'string' }, file: { type: 'string' }, tz: { type: 'string' }, map: { type: 'string' }, reimport: { type: 'string' } },
     async run(values, positionals) {
       const dir = await writableDir(values, 'import');
+      const { REIMPORT_CHOICES, reimportMessage } = await import('../engine/storage/append.js');
+      const reimport = values['reimport'] as string | undefined;
+      if (reimport !== undefined && !(REIMPORT_CHOICES as readonly string[]).includes(reimport)) {
+        throw new TickscopeError('badRequest', `--reimport ${JSON.stringify(reimport)}: expected ${REIMPORT_CHOICES.join(', ')}`);
+      }
+      const choice = reimport ? { reimport: reimport as (typeof REIMPORT_CHOICES)[number] } : {};
+      const said = (r: { written: boolean; reimported: Parameters<typeof reimportMessage>[0]; skippedRows: number }): void => {
+        if (!r.written) throw new TickscopeError('reimport', reimportMessage(r.reimported, '--reimport'));
+        if (r.reimported.length) console.log(`${r.reimported.length} partition(s) held these rows already: ${reimport === 'skip' ? `skipped (${r.skippedRows} rows not written)` : reimport === 'replace' ? 'the earlier rows replaced' : 'appended again'}`);
+      };
       const mapFile = values['map'] as string | undefined;
       if (mapFile !== undefined) {
         if (values['table'] !== undefined || values['tz'] !== undefined) throw new TickscopeError('badRequest', '--map names the table and the zone itself: give --map FILE and the files, without --table or --tz');
@@ -187,7 +200,8 @@ export const COMMANDS: readonly Command[] = [
         if (paths.length === 0) throw new TickscopeError('badRequest', 'import --map FILE needs the files or folders to import after it');
         const [{ readImportMap }, { importMapped }] = await Promise.all([import('../engine/storage/import-map.js'), import('../engine/storage/mapped-import.js')]);
         const map = readImportMap(mapFile);
-        const report = importMapped(Database.open(dir), map, paths, `--map ${mapFile}`);
+        const report = importMapped(Database.open(dir), map, paths, `--map ${mapFile}`, choice);
+        said(report);
         console.log(`imported ${report.rows} rows from ${report.files} file${report.files === 1 ? '' : 's'} into ${map.table} (${report.partitions.length} partition(s) written)`);
         return 0;
       }
@@ -202,7 +216,8 @@ export const COMMANDS: readonly Command[] = [
       }
       const db = Database.open(dir);
       const { importFile } = await import('../engine/storage/import.js');
-      const report = importFile(db, table, file, tz ? { tz } : {});
+      const report = importFile(db, table, file, { ...(tz ? { tz } : {}), ...choice });
+      said(report);
       console.log(`imported ${report.rows} rows into ${table} (${report.partitions.length} partition(s) written)`);
       return 0;
     },

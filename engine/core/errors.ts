@@ -32,6 +32,7 @@ export const ErrorKinds = {
   requirement: app(15, 'requirement not met'),
   startNotBeforeEnd: app(23, 'startTS >= endTS'),
   importFailed: app(30, 'import rejected'),
+  reimport: app(35, 'rows imported before', 409),
   badDatabase: app(31, 'database folder missing or invalid'),
   badConfig: app(32, 'invalid config.json'),
   badSchema: app(33, 'invalid schema.json'),

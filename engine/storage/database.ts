@@ -20,7 +20,8 @@ import { streamedFiles } from '../core/query-hooks.js';
 import type { RowSource } from './row-source.js';
 import { type Config, configFromJson, configToJson, defaultConfig } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
-import { fsyncDir, type PartitionMeta, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder, writing } from './partition-io.js';
+import type { ImportRecord } from './import-hash.js';
+import { fsyncDir, type PartitionMeta, readImports, readMeta, TIME_ORDER_FILE, writeFileDurable, writePartitionFolder, writing } from './partition-io.js';
 import { forgetSums } from './checksums.js';
 import { checkTimeOrder } from './structure.js';
 import { type Schema, schemaFromJson, schemaToJson, standardSchema, type TableSchema } from './schema.js';
@@ -54,6 +55,11 @@ export class Partition implements RowSource {
   ) {
     this.rows = meta.rows;
     this.idRanges = new Map(Object.entries(meta.idRanges ?? {}));
+  }
+
+  /** What each import wrote here (none recorded: []), read from the folder each time asked (imports ask). */
+  get imports(): readonly ImportRecord[] {
+    return readImports(this.dir);
   }
 
   /** A whole column of this partition, read from disk once and then cached. */
@@ -432,18 +438,18 @@ export class Database implements WritableSource {
       const next: Manifest = structuredClone(prev);
       next.generation += 1;
       const gen = next.generation;
-      for (const { table, key, data } of changes.partitions ?? []) {
+      for (const { table, key, data, imports } of changes.partitions ?? []) {
         const t = this.table(table);
         if (t.kind !== 'partitioned') throw new Error(`${table} is not a partitioned table`);
         const rel = join('data', table, `${key}.g${gen}`);
-        this.writeFolder(t, rel, data);
+        this.writeFolder(t, rel, data, imports ?? this.partition(table, key)?.imports);
         const entry = (next.tables[table] ??= {});
         (entry.partitions ??= {})[key] = rel;
       }
-      for (const { table, data } of changes.references ?? []) {
+      for (const { table, data, imports } of changes.references ?? []) {
         const t = this.table(table);
         const rel = join('data', table, `ref.g${gen}`);
-        this.writeFolder(t, rel, data);
+        this.writeFolder(t, rel, data, imports ?? this.reference(table)?.imports);
         (next.tables[table] ??= {}).reference = rel;
       }
       const live = liveFolders(next);
@@ -460,8 +466,8 @@ export class Database implements WritableSource {
     });
   }
 
-  private writeFolder(t: TableSchema, rel: string, data: Table): void {
-    writePartitionFolder(join(this.dir, rel), t, data);
+  private writeFolder(t: TableSchema, rel: string, data: Table, imports: readonly ImportRecord[] | undefined): void {
+    writePartitionFolder(join(this.dir, rel), t, data, imports);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Column, ColumnType } from '../core/column.js';
 import { TickscopeError } from '../core/errors.js';
 import { Table } from '../core/table.js';
 import { castValue } from '../core/values.js';
-import { appendRows } from './append.js';
+import { type ImportOutcome, importRows, type ReimportChoice } from './append.js';
 import { readCsv } from './csv/read.js';
 import type { Database } from './database.js';
 import { parseParquet } from './parquet/read.js';
@@ -20,12 +20,11 @@ import type { TableSchema } from './schema.js';
 export interface ImportOptions {
   /** Zone of timestamps written without a zone (default UTC). */
   readonly tz?: string;
+  /** What to do with a re-import (append.ts importRows); absent: it writes nothing and the report lists it. */
+  readonly reimport?: ReimportChoice;
 }
 
-export interface ImportReport {
-  readonly rows: number;
-  readonly partitions: readonly string[];
-}
+export type ImportReport = ImportOutcome;
 
 const fail = (msg: string): never => {
   throw new TickscopeError('importFailed', msg);
@@ -189,7 +188,7 @@ export function parseArrow(t: TableSchema, bytes: Uint8Array, file: string, opts
   return new Table(t.columns.map((c) => c.name), columns, at.numRows);
 }
 
-/** Imports a CSV, Arrow IPC or Parquet file into a table (append, atomic). */
+/** Imports a CSV, Arrow IPC or Parquet file into a table (append, atomic; a re-import as importRows says). */
 export function importFile(db: Database, tableName: string, path: string, opts: ImportOptions = {}): ImportReport {
   const t = db.table(tableName);
   let bytes: Buffer;
@@ -207,6 +206,5 @@ export function importFile(db: Database, tableName: string, path: string, opts: 
         : ext === '.parquet'
           ? parseParquet(t, bytes, path)
           : fail(`${path}: unknown file type ${JSON.stringify(ext)}; expected .csv, Arrow IPC (.arrow, .arrows, .ipc, .feather) or .parquet`);
-  if (rows.length === 0) return { rows: 0, partitions: [] };
-  return { rows: rows.length, partitions: appendRows(db, tableName, rows) };
+  return importRows(db, tableName, rows, { files: [{ path, rows: rows.length }], ...(opts.reimport ? { reimport: opts.reimport } : {}) });
 }

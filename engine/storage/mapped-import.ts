@@ -18,7 +18,7 @@ import { type ColumnDef, Table } from '../core/table.js';
 import { NS_PER_DAY } from '../core/time.js';
 import { isUtcZone } from '../core/tz.js';
 import { wallToInstants } from '../core/wall-clock.js';
-import { appendRows } from './append.js';
+import { type ImportOutcome, importRows, type ReimportChoice } from './append.js';
 import { readCsvFields } from './csv/read.js';
 import type { Database } from './database.js';
 import { type ColumnMap, dateDays, type ImportMap, pathValue, UNIT_NS, type ValueFrom } from './import-map.js';
@@ -201,27 +201,40 @@ function timestamps(c: ColumnMap, read: Column | undefined, dates: Column | unde
   return { type: 'timestamp', data: out };
 }
 
-export interface MappedImportReport {
-  readonly files: number;
-  readonly rows: number;
-  readonly partitions: readonly string[];
+/** How an import runs: the choice for re-imports, its progress and its cancel check. */
+export interface ImportRun {
+  /** Absent: when rows were imported before into the same partitions nothing is written and the report says which. */
+  readonly reimport?: ReimportChoice;
+  /** Files read of all, after each. */
+  readonly progress?: (done: number, total: number) => void;
+  /** Throws to stop (the query's cancel check); called before each file and before the write, so a stop writes nothing. */
+  readonly checkpoint?: () => void;
 }
 
-/** Imports files as a mapping says, all in one atomic write (nothing written when any file fails). */
-export function importMapped(db: Database, map: ImportMap, paths: readonly string[], where: string): MappedImportReport {
+export interface MappedImportReport extends ImportOutcome {
+  /** Files read. */
+  readonly files: number;
+}
+
+/** Imports files as a mapping says, all in one atomic write (nothing written when any file fails or the import is stopped). */
+export function importMapped(db: Database, map: ImportMap, paths: readonly string[], where: string, run: ImportRun = {}): MappedImportReport {
   const t = db.table(map.table);
   checkMapAgainst(map, t, where);
   const files = importPaths(paths);
-  const tables = files.map((f) => {
+  const tables: Table[] = [];
+  files.forEach((f, k) => {
+    run.checkpoint?.();
     let bytes: Buffer;
     try {
       bytes = readFileSync(f);
     } catch (e) {
       return fail(`${f}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    return readMapped(map, t, f, bytes);
+    tables.push(readMapped(map, t, f, bytes));
+    run.progress?.(k + 1, files.length);
   });
   const all = tables.length === 1 ? tables[0]! : Table.concat(t.columns, tables);
-  const partitions = appendRows(db, t.name, all);
-  return { files: files.length, rows: all.length, partitions };
+  run.checkpoint?.();
+  const sources = files.map((path, k) => ({ path, rows: tables[k]!.length }));
+  return { files: files.length, ...importRows(db, t.name, all, { files: sources, ...(run.reimport ? { reimport: run.reimport } : {}) }) };
 }

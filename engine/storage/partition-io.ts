@@ -34,6 +34,7 @@ import type { TableSchema } from './schema.js';
 import { FolderGoneError } from './stored-column.js';
 import { checkBytes, damagedFile, loadFolderSums, SUMS_FILE, SumsWriter } from './checksums.js';
 import { checkIdRanges } from './structure.js';
+import type { ImportRecord } from './import-hash.js';
 
 export interface PartitionMeta {
   readonly format: typeof STORAGE_FORMAT;
@@ -48,6 +49,12 @@ export interface PartitionMeta {
   /** True when `_sums.crc32` holds the checksums of the folder's files (absent in folders older releases wrote). */
   readonly checksums?: boolean;
 }
+
+/**
+ * The file of a partition listing what each import wrote to it (import-hash.ts: a record per file an
+ * import read), read only by an import: kept out of `_meta.json`, which every open reads.
+ */
+export const IMPORTS_FILE = '_imports.json';
 
 /** The file of a partition holding its time order. */
 export const TIME_ORDER_FILE = '_order.i32';
@@ -291,8 +298,50 @@ export function readMeta(dir: string): PartitionMeta {
   return meta;
 }
 
-/** Writes one partition folder (columns in storage order, metadata, time order), flushed to disk. */
-export function writePartitionFolder(dir: string, t: TableSchema, data: Table): void {
+/** A partition's import records (IMPORTS_FILE; none: []), checked against the folder's checksums and their shape. */
+export function readImports(dir: string): ImportRecord[] {
+  const path = join(dir, IMPORTS_FILE);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw environmentError(e, 'reading the database') ?? new TickscopeError('badDatabase', `${path}: cannot read (${(e as Error).message})`);
+  }
+  const sums = loadFolderSums(dir);
+  if (sums) {
+    const own = sums.files.get(IMPORTS_FILE);
+    const wrong = own ? checkBytes(bytes, own) : `not listed in ${SUMS_FILE}`;
+    if (wrong) throw damagedFile(path, wrong);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw damagedFile(path, `not JSON (${(e as Error).message})`);
+  }
+  if (!Array.isArray(doc)) throw damagedFile(path, 'not a list of import records');
+  doc.forEach((r: unknown, k) => {
+    const rec = r as Partial<Record<keyof ImportRecord, unknown>> | null;
+    const ok =
+      typeof rec === 'object' &&
+      rec !== null &&
+      Number.isSafeInteger(rec.rows) &&
+      (rec.rows as number) >= 0 &&
+      typeof rec.hash === 'string' &&
+      /^[0-9a-f]{16}$/.test(rec.hash) &&
+      typeof rec.at === 'string' &&
+      (rec.file === undefined || typeof rec.file === 'string');
+    if (!ok) throw damagedFile(path, `record ${k + 1} is not an import record (rows, a 16-digit hex hash, at, file)`);
+  });
+  return doc as ImportRecord[];
+}
+
+/**
+ * Writes one partition folder (columns in storage order, metadata, time order), flushed to disk;
+ * `imports` are the records of the imports whose rows it holds.
+ */
+export function writePartitionFolder(dir: string, t: TableSchema, data: Table, imports?: readonly ImportRecord[]): void {
   const created = writing(dir, () => {
     rmSync(dir, { recursive: true, force: true });
     return mkdirSync(dir, { recursive: true }) ?? dir;
@@ -326,6 +375,7 @@ export function writePartitionFolder(dir: string, t: TableSchema, data: Table): 
     ...(rowOrderDicts ? { rowOrderDicts } : {}),
     checksums: true,
   };
+  if (imports?.length) writeFileDurable(join(dir, IMPORTS_FILE), JSON.stringify(imports), sums);
   writeFileDurable(join(dir, '_meta.json'), JSON.stringify(meta), sums);
   // last, once every file's checksums are in (the folder is not named by the manifest yet)
   writeFileDurable(join(dir, SUMS_FILE), sums.encode());

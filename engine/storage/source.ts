@@ -11,6 +11,7 @@
  * inside `read`, which pins what the query sees: the manifest generation of a database, the rows
  * appended so far of a memory source.
  */
+import type { ImportRecord } from './import-hash.js';
 import type { Table } from '../core/table.js';
 import type { RowSource } from './row-source.js';
 import type { Config } from './config.js';
@@ -49,9 +50,13 @@ export interface Source {
 }
 
 /** What one commit changes: partitions and reference tables replaced whole, all visible together or none. */
+/**
+ * Whole partitions and reference tables written anew. `imports`: the import records the new folder
+ * keeps (import-hash.ts); absent, it keeps the ones of the folder it replaces.
+ */
 export interface Changes {
-  readonly partitions?: ReadonlyArray<{ readonly table: string; readonly key: string; readonly data: Table }>;
-  readonly references?: ReadonlyArray<{ readonly table: string; readonly data: Table }>;
+  readonly partitions?: ReadonlyArray<{ readonly table: string; readonly key: string; readonly data: Table; readonly imports?: readonly ImportRecord[] }>;
+  readonly references?: ReadonlyArray<{ readonly table: string; readonly data: Table; readonly imports?: readonly ImportRecord[] }>;
 }
 
 /** A source that takes writes (Tickscope's own database): imports, order analytics. */

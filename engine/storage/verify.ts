@@ -12,7 +12,7 @@ import { TickscopeError } from '../core/errors.js';
 import { checkWholeFile, loadFolderSums, SUMS_FILE } from './checksums.js';
 import { configFromJson } from './config.js';
 import { STORAGE_FORMAT } from './format.js';
-import { readMeta, TIME_ORDER_FILE } from './partition-io.js';
+import { IMPORTS_FILE, readImports, readMeta, TIME_ORDER_FILE } from './partition-io.js';
 import { schemaFromJson, type Schema } from './schema.js';
 import { checkCodes, checkOffsets, checkTimeOrder } from './structure.js';
 
@@ -158,6 +158,14 @@ function verifyFolder(dir: string, declared: readonly ColumnDef[]): { files: num
       checkTimeOrder(path, bytes.byteLength, new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2), rows);
     } catch (e) {
       note(damageOf(e, path));
+    }
+  }
+  // the import records' shape (their bytes were checked with the others)
+  if (!bad.has(join(dir, IMPORTS_FILE))) {
+    try {
+      readImports(dir);
+    } catch (e) {
+      note(damageOf(e, join(dir, IMPORTS_FILE)));
     }
   }
   return { files, checksums, damaged };

@@ -29,7 +29,7 @@ describe('CSV import', () => {
         ['2024.03.06', 'MSFT', '401', '5', '401.02', '7', ''],
       ]),
     );
-    expect(importFile(db, 'Quote', file)).toEqual({ rows: 3, partitions: ['2024-03-06'] });
+    expect(importFile(db, 'Quote', file)).toEqual({ written: true, rows: 3, partitions: ['2024-03-06'], reimported: [], skippedRows: 0 });
     const rows = payloadRows(new Engine([db]), 'getTicks', { table: 'Quote', columns: ['instrumentID', 'bidPrice', 'askSize', 'exchTime'] });
     expect(rows).toEqual([
       { eventTimestamp: '2024-03-06T00:00:00.000000000', instrumentID: 'MSFT', bidPrice: 401, askSize: 7, exchTime: null },

@@ -16,50 +16,10 @@ import { importMapFromJson } from '../../../engine/storage/import-map.js';
 import { importMapped } from '../../../engine/storage/mapped-import.js';
 import { Database } from '../../../engine/storage/database.js';
 import { payloadRows, tempDir } from '../../helpers/db.js';
+import { LEAN_MAP, leanFiles } from '../../helpers/lean.js';
 import { expectError } from './kdb/kdb-helpers.js';
 
 const CLI = join(process.cwd(), 'bin', 'tickscope.cjs');
-
-/** Lean's layout: <root>/equity/usa/tick/<sym>/<yyyymmdd>_<sym>_trade_tick.csv, rows `ms,price×10000,size,exchange`. */
-function leanFiles(root: string): { files: number; rows: Array<[string, string, number, number, string]> } {
-  // [sym, day, ms since midnight, price × 10,000, size]: AAPL and MSFT over two days
-  const data: Array<[string, string, number, number, number]> = [
-    ['aapl', '20131008', 34_200_000, 4_869_900, 100],
-    ['aapl', '20131008', 34_200_457, 4_870_000, 300],
-    ['aapl', '20131008', 57_599_999, 4_801_200, 50],
-    ['aapl', '20131009', 34_260_000, 4_861_000, 10],
-    ['msft', '20131008', 36_000_000, 335_500, 200],
-    ['msft', '20131009', 36_000_001, 336_000, 20],
-  ];
-  const byFile = new Map<string, string[]>();
-  for (const [sym, day, ms, px, size] of data) {
-    const file = join(root, 'equity', 'usa', 'tick', sym, `${day}_${sym}_trade_tick.csv`);
-    byFile.set(file, [...(byFile.get(file) ?? []), `${ms},${px},${size},NASDAQ`]);
-  }
-  for (const [file, lines] of byFile) {
-    mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, `${lines.join('\r\n')}\r\n`);
-  }
-  // the instants: New York is UTC-4 in October 2013 (EDT)
-  const rows = data.map(([sym, day, ms, px, size]): [string, string, number, number, string] => {
-    const utcMs = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6))) + ms + 4 * 3_600_000;
-    return [new Date(utcMs).toISOString().replace(/\.(\d{3})Z$/, '.$1000000'), sym.toUpperCase(), px / 10_000, size, 'NASDAQ'];
-  });
-  return { files: byFile.size, rows };
-}
-
-const LEAN_MAP = {
-  table: 'Trade',
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    tradedExchange: { source: 3 },
-  },
-};
 
 const trades = (db: Database): Array<Record<string, unknown>> =>
   payloadRows(new Engine([db]), 'getTicks', { table: 'Trade', startTS: '2013.10.01D00:00:00', endTS: '2013.11.01D00:00:00', columns: ['instrumentID', 'price', 'volume', 'tradedExchange'] });

@@ -115,7 +115,7 @@ describe('concurrent writes and reads', () => {
     const file = join(tempDir(), 'trades.csv');
     writeFileSync(file, csv(['eventTimestamp', 'instrumentID', 'price', 'volume'], lines));
     const cliImport = (): Promise<number | null> => {
-      const child = spawn(process.execPath, [CLI, 'import', '--db', dir, '--table', 'Trade', '--file', file], { stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI, 'import', '--db', dir, '--table', 'Trade', '--file', file, '--reimport', 'append'], { stdio: 'ignore' });
       return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     };
     expect(await cliImport()).toBe(0);

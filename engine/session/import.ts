@@ -10,14 +10,14 @@ import { Database } from '../storage/database.js';
 import { checkNewTable, defineTable } from '../storage/define-table.js';
 import { importMapFromJson } from '../storage/import-map.js';
 import { previewImport } from '../storage/import-preview.js';
-import type { ImportMapDoc, ImportPreview, ImportReportInfo, NewTableSpec, ReimportChoice, ReimportedPartitionInfo } from '../storage/import-types.js';
+import type { ImportMapDoc, ImportPreview, ImportReportInfo, NewTableSpec, ReimportChoice } from '../storage/import-types.js';
 import { importMapped } from '../storage/mapped-import.js';
+import { REIMPORT_CHOICES } from '../storage/append.js';
 import type { TableSchema } from '../storage/schema.js';
 import { readOnlyError, type Source } from '../storage/source.js';
 
 /** Paths one import may name (each a file or a folder). */
 export const MAX_IMPORT_PATHS = 10_000;
-const REIMPORT: readonly ReimportChoice[] = ['skip', 'replace', 'append'];
 
 /** A preview asked for, checked. */
 export interface PreviewRequest {
@@ -93,7 +93,7 @@ export function checkImportRequest(x: unknown): ImportRequest {
   const map = x['map'];
   if (!isRecord(map)) bad('map', 'required: the mapping of the files\' columns to the table\'s (docs/import.md)');
   const reimport = x['reimport'];
-  if (reimport !== undefined && !REIMPORT.includes(reimport as ReimportChoice)) bad('reimport', `${JSON.stringify(reimport)}: expected skip, replace or append`);
+  if (reimport !== undefined && !REIMPORT_CHOICES.includes(reimport as ReimportChoice)) bad('reimport', `${JSON.stringify(reimport)}: expected skip, replace or append`);
   const assembly = optString(x, 'assembly');
   return {
     paths: checkPaths(x['paths']),
@@ -140,20 +140,6 @@ export function runPreview(engine: Engine, req: PreviewRequest): ImportPreview {
   return preview;
 }
 
-/** What importMapped takes and answers once re-imports are detected (the lead's signature, issue 30). */
-interface ImportRunNext extends ImportHooks {
-  readonly reimport?: ReimportChoice;
-}
-interface MappedReportNext {
-  readonly files: number;
-  readonly rows: number;
-  readonly partitions: readonly string[];
-  readonly written?: boolean;
-  readonly reimported?: readonly ReimportedPartitionInfo[];
-  readonly skippedRows?: number;
-}
-const importMappedRun = importMapped as unknown as (db: Database, map: ReturnType<typeof importMapFromJson>, paths: readonly string[], where: string, run?: ImportRunNext) => MappedReportNext;
-
 /**
  * Imports the files as the mapping says, into the assembly's database; a new table is defined first
  * and the database opened again (`reopen`: as this thread opens a mount) so the import sees it.
@@ -172,12 +158,12 @@ export function runImport<S extends Source>(engine: Engine<S>, req: ImportReques
     db = importTarget(engine, req.assembly);
   }
   try {
-    const r = importMappedRun(db, map, req.paths, 'the mapping', {
+    const r = importMapped(db, map, req.paths, 'the mapping', {
       ...(req.reimport ? { reimport: req.reimport } : {}),
       ...(hooks.progress ? { progress: hooks.progress } : {}),
       ...(hooks.checkpoint ? { checkpoint: hooks.checkpoint } : {}),
     });
-    return { assembly: db.name, table: map.table, files: r.files, rows: r.rows, partitions: r.partitions, written: r.written ?? true, reimported: r.reimported ?? [], skippedRows: r.skippedRows ?? 0, created };
+    return { assembly: db.name, table: map.table, files: r.files, rows: r.rows, partitions: r.partitions, written: r.written, reimported: r.reimported, skippedRows: r.skippedRows, created };
   } catch (e) {
     // the table made for it stays (empty): the dialog lists it from now on
     const err = asTickscopeError(e);

@@ -398,8 +398,8 @@ function ImportOutcome(p: {
     const rows = r.reimported.reduce((s, x) => s + x.rows, 0);
     return (
       <div className="import-reimport" data-testid="import-reimport">
-        <p>
-          These rows were imported before: {r.reimported.map((x) => `${x.table} ${x.key}`).join(', ')} ({rows.toLocaleString('en-US')} rows, {r.reimported[0]!.at}). Nothing was written.
+        <p title={r.reimported.map((x) => `${x.table} ${x.key}: ${x.rows.toLocaleString('en-US')} rows from ${(x.files ?? []).join(', ')}`).join('\n')}>
+          These rows were imported before: {r.reimported.map((x) => `${x.table} ${x.key}`).join(', ')} ({rows.toLocaleString('en-US')} rows, imported {r.reimported[0]!.at.replace('T', ' ').slice(0, 16)} UTC). Nothing was written.
         </p>
         <div className="modal-buttons">
           <button type="button" onClick={() => p.onChoice('skip')} data-testid="import-skip">

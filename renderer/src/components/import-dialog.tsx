@@ -37,6 +37,7 @@ export function ImportDialog(): React.JSX.Element {
   const [target, setTarget] = useState(() => tables.find((t) => t.name === 'Trade')?.name ?? tables[0]?.name ?? NEW);
   const [newName, setNewName] = useState('');
   const [newCols, setNewCols] = useState<Column[] | null>(null);
+  const [newKeys, setNewKeys] = useState({ time: '', id: '' });
   const [header, setHeader] = useState(true);
   const [zone, setZone] = useState('UTC');
   const [forms, setForms] = useState<Record<string, ColumnForm>>({});
@@ -57,7 +58,7 @@ export function ImportDialog(): React.JSX.Element {
   const existing = tables.find((t) => t.name === target);
   const columns: readonly Column[] = isNew ? (newCols ?? []) : (existing?.columns ?? []);
   const tableName = isNew ? newName.trim() : target;
-  const newTable = isNew ? newTableSpec(tableName, columns) : undefined;
+  const newTable = isNew ? newTableSpec(tableName, columns, newKeys.time, newKeys.id) : undefined;
   const required = isNew ? [newTable!.timeColumn, newTable!.idColumn].filter(Boolean) : [existing?.timeColumn ?? '', existing?.idColumn ?? ''].filter(Boolean);
   const doc = mapDoc({ table: tableName, header, zone, columns: forms }, columns.map((c) => c.name));
   const mapped = Object.keys(doc.columns).length > 0 && tableName !== '';
@@ -291,7 +292,20 @@ export function ImportDialog(): React.JSX.Element {
           </label>
         </section>
 
-        {isNew && newCols && <NewColumns columns={newCols} onChange={changeNewCols} />}
+        {isNew && newCols && (
+          <NewColumns
+            columns={newCols}
+            time={newTable!.timeColumn}
+            id={newTable!.idColumn}
+            onChange={changeNewCols}
+            onKeys={setNewKeys}
+            onRemove={(i) => {
+              const gone = newCols[i]!.name;
+              setForms((f) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== gone)));
+              setNewCols(newCols.filter((_, j) => j !== i));
+            }}
+          />
+        )}
         {columns.length > 0 && (
           <ColumnRows columns={columns} forms={forms} sources={sources} sample={preview?.sourceRows[0]} header={header} required={required} onChange={(name, c) => setForms((f) => ({ ...f, [name]: c }))} />
         )}
@@ -351,21 +365,60 @@ export function ImportDialog(): React.JSX.Element {
   );
 }
 
-/** A new table's columns: names as made from the source's, types as guessed (changeable). */
-function NewColumns(p: { readonly columns: readonly Column[]; readonly onChange: (c: Column[]) => void }): React.JSX.Element {
+/**
+ * A new table's columns: one per source column (its name made from the source's, its type guessed from
+ * the rows; both changeable), more added for values from the path or constants; its time column (a
+ * timestamp) and identifier (a symbol) chosen among them.
+ */
+function NewColumns(p: {
+  readonly columns: readonly Column[];
+  readonly time: string;
+  readonly id: string;
+  readonly onChange: (c: Column[]) => void;
+  readonly onKeys: (k: { time: string; id: string }) => void;
+  readonly onRemove: (i: number) => void;
+}): React.JSX.Element {
+  const set = (i: number, patch: Partial<Column>): void => p.onChange(p.columns.map((d, j) => (j === i ? { ...d, ...patch } : d)));
+  const of = (type: ColumnType): readonly Column[] => p.columns.filter((c) => c.type === type);
+  let n = p.columns.length;
+  while (p.columns.some((c) => c.name === `col${n}`)) n++;
   return (
     <div className="import-new-cols" data-testid="import-new-cols">
-      <span className="muted">New table&apos;s columns (the first timestamp is its time column, the first symbol its identifier):</span>
+      <span className="muted">New table&apos;s columns</span>
       {p.columns.map((c, i) => (
         <span key={i} className="import-new-col">
-          <input value={c.name} onChange={(e) => p.onChange(p.columns.map((d, j) => (j === i ? { ...d, name: e.target.value } : d)))} spellCheck={false} data-testid={`import-new-col-${i}-name`} />
-          <select value={c.type} onChange={(e) => p.onChange(p.columns.map((d, j) => (j === i ? { ...d, type: e.target.value as ColumnType } : d)))} data-testid={`import-new-col-${i}-type`}>
+          <input value={c.name} onChange={(e) => set(i, { name: e.target.value })} spellCheck={false} data-testid={`import-new-col-${i}-name`} />
+          <select value={c.type} onChange={(e) => set(i, { type: e.target.value as ColumnType })} data-testid={`import-new-col-${i}-type`}>
             {NEW_COLUMN_TYPES.map((t) => (
               <option key={t}>{t}</option>
             ))}
           </select>
+          <button type="button" className="import-x" title={`Leave ${c.name} out of the table`} onClick={() => p.onRemove(i)}>
+            ×
+          </button>
         </span>
       ))}
+      <button type="button" onClick={() => p.onChange([...p.columns, { name: `col${n}`, type: 'symbol' }])} data-testid="import-new-col-add">
+        + column
+      </button>
+      <label className="inline">
+        <span className="muted">time</span>
+        <select value={p.time} onChange={(e) => p.onKeys({ time: e.target.value, id: p.id })} data-testid="import-new-time">
+          {of('timestamp').length === 0 && <option value="">a timestamp column is needed</option>}
+          {of('timestamp').map((c) => (
+            <option key={c.name}>{c.name}</option>
+          ))}
+        </select>
+      </label>
+      <label className="inline">
+        <span className="muted">identifier</span>
+        <select value={p.id} onChange={(e) => p.onKeys({ time: p.time, id: e.target.value })} data-testid="import-new-id">
+          {of('symbol').length === 0 && <option value="">a symbol column is needed</option>}
+          {of('symbol').map((c) => (
+            <option key={c.name}>{c.name}</option>
+          ))}
+        </select>
+      </label>
     </div>
   );
 }

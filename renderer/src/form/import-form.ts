@@ -111,14 +111,10 @@ export function splitPaths(text: string): string[] {
     .filter((p) => p !== '');
 }
 
-/** A new table's spec from its name and columns; its time column the first timestamp, its identifier the first symbol. */
-export function newTableSpec(name: string, columns: ReadonlyArray<{ name: string; type: ColumnType }>): NewTableSpec {
-  return {
-    name,
-    columns,
-    timeColumn: columns.find((c) => c.type === 'timestamp')?.name ?? '',
-    idColumn: columns.find((c) => c.type === 'symbol')?.name ?? '',
-  };
+/** A new table's spec from its name and columns; its time and identifier columns those chosen, else the first timestamp and the first symbol. */
+export function newTableSpec(name: string, columns: ReadonlyArray<{ name: string; type: ColumnType }>, time = '', id = ''): NewTableSpec {
+  const pick = (chosen: string, type: ColumnType): string => (columns.some((c) => c.name === chosen && c.type === type) ? chosen : (columns.find((c) => c.type === type)?.name ?? ''));
+  return { name, columns, timeColumn: pick(time, 'timestamp'), idColumn: pick(id, 'symbol') };
 }
 
 /** A column name made from a source column's (letters, digits and _; `c0` for a position). */

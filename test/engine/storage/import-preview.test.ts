@@ -1,6 +1,8 @@
 /** Import…'s preview helpers on their own: CSV records cut from a file's head, types guessed from text, Parquet and Arrow columns as text. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { textCells } from '../../../engine/output/text-cells.js';
 import { csvRecords, inferColumns, previewImport } from '../../../engine/storage/import-preview.js';
@@ -33,5 +35,21 @@ describe('import preview helpers', () => {
     writeFileSync(file, `time,bid\n${Array.from({ length: 50 }, (_, i) => `2024-03-06T14:30:${String(i).padStart(2, '0')},${100 + i}`).join('\n')}\n`);
     const p = previewImport([dir], { text, rows: 3 });
     expect([p.sourceColumns, p.sourceRows, p.sourceTypes]).toEqual([['time', 'bid'], [['2024-03-06T14:30:00', '100'], ['2024-03-06T14:30:01', '101'], ['2024-03-06T14:30:02', '102']], ['timestamp', 'long']]);
+  });
+
+  it('shows a Parquet and an Arrow file\'s columns by name, values as text', async () => {
+    const dir = tempDir();
+    const pq = join(dir, 'trades.parquet');
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    await duck.run(`COPY (SELECT TIMESTAMPTZ '2013-10-08 13:30:00+00' + INTERVAL (i) SECOND AS ts, 'AAPL' AS sym, 486.99 + i / 100 AS px, (i + 1) * 100 AS qty FROM range(3) t(i)) TO '${pq}' (FORMAT PARQUET)`);
+    const p = previewImport([pq], { text });
+    expect(p.files.map((f) => f.format)).toEqual(['parquet']);
+    expect(p.sourceColumns).toEqual(['ts', 'sym', 'px', 'qty']);
+    expect(p.sourceRows[0]).toEqual(['2013-10-08T13:30:00.000000000', 'AAPL', '486.99', '100']);
+    expect(p.sourceTypes).toEqual(['timestamp', 'symbol', 'float', 'long']);
+    const arrow = join(dir, 'trades.arrow');
+    writeFileSync(arrow, tableToIPC(tableFromArrays({ sym: ['MSFT', 'IBM'], px: Float64Array.from([33.55, 185.1]) }), 'file'));
+    const a = previewImport([arrow], { text });
+    expect([a.sourceColumns, a.sourceRows]).toEqual([['sym', 'px'], [['MSFT', '33.55'], ['IBM', '185.1']]]);
   });
 });

@@ -30,7 +30,9 @@ export function ImportDialog(): React.JSX.Element {
   const connections = useStore((s) => s.connections);
   const storeAssembly = useStore((s) => s.assembly);
   const close = useCallback(() => useStore.getState().openImport(false), []);
-  const writable = (info?.assemblies ?? []).filter((a) => !a.readOnly);
+  // imports go to the embedded engine's databases; a remote gateway's tables are not written from here
+  const remote = connections.find((c) => c.active)?.kind === 'remote';
+  const writable = remote ? [] : (info?.assemblies ?? []).filter((a) => !a.readOnly);
   const [assembly, setAssembly] = useState(() => writable.find((a) => a.name === storeAssembly)?.name ?? writable[0]?.name ?? '');
   const tables = (info?.assemblies.find((a) => a.name === assembly)?.tables ?? []).filter((t) => t.kind === 'partitioned');
   const [pathsText, setPathsText] = useState('');
@@ -204,7 +206,9 @@ export function ImportDialog(): React.JSX.Element {
         <h2>Import files</h2>
         {writable.length === 0 && (
           <p className="error-text" data-testid="import-readonly">
-            No database open here takes writes: a kdb+ database is read in place and never written. Open a Tickscope database beside it (Open database…) to import into.
+            {remote
+              ? 'Imports write into the embedded engine’s databases: switch the connection to the embedded engine to import.'
+              : 'No database open here takes writes: a kdb+ database is read in place and never written. Open a Tickscope database beside it (Open database…) to import into.'}
           </p>
         )}
         <section className="import-files">

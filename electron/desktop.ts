@@ -86,6 +86,7 @@ export function ipcHandlers(
   saveDialog: (suggested: string) => Promise<string | undefined>,
   startup: () => string | null = () => null,
   folderDialog: (title: string) => Promise<string | undefined> = () => Promise.resolve(undefined),
+  filesDialog: (title: string) => Promise<readonly string[] | undefined> = () => Promise.resolve(undefined),
 ): { [K in keyof BackendApi]-?: (...args: unknown[]) => Promise<unknown> } {
   return {
     info: async () => (await service()).info(),
@@ -111,6 +112,10 @@ export function ipcHandlers(
     openDatabase: async (spec) => (await service()).openDatabase(spec),
     closeDatabase: async (name) => (await service()).closeDatabase(str(name, 'name')),
     pickFolder: async (title) => (await folderDialog(typeof title === 'string' && title ? title : 'Open database')) ?? null,
+    // Import…: the files to read (the folder button above picks a folder); their paths, not their bytes
+    pickFiles: async (title) => (await filesDialog(typeof title === 'string' && title ? title : 'Import files')) ?? null,
+    importPreview: async (req) => (await service()).previewImport(req),
+    importFiles: async (req, queryId) => (await service()).importFiles(req, queryId === undefined ? undefined : str(queryId, 'queryId')),
     exportCsv: async (resultId, suggested, format, exportId) => {
       const fmt = EXPORT_FORMATS.find((f) => f === (format ?? 'csv'));
       if (!fmt) throw new TickscopeError('badRequest', `format: ${JSON.stringify(format)} is not an export format; expected ${EXPORT_FORMATS.join(', ')}`);
@@ -209,6 +214,10 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     async (title) => {
       const r = await dialog.showOpenDialog(window, { title, properties: ['openDirectory'] });
       return r.canceled ? undefined : r.filePaths[0];
+    },
+    async (title) => {
+      const r = await dialog.showOpenDialog(window, { title, properties: ['openFile', 'multiSelections'], filters: [{ name: 'CSV, Parquet, Arrow', extensions: ['csv', 'parquet', 'arrow', 'arrows', 'ipc', 'feather'] }] });
+      return r.canceled || r.filePaths.length === 0 ? undefined : r.filePaths;
     },
   );
   for (const method of Object.keys(INVOKE_CHANNELS) as Array<keyof BackendApi>) {

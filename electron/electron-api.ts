@@ -67,7 +67,10 @@ export interface ElectronApi {
       window: BrowserWindowLike,
       options: { title: string; defaultPath: string; filters: Array<{ name: string; extensions: string[] }> },
     ): Promise<{ canceled: boolean; filePath?: string }>;
-    showOpenDialog(window: BrowserWindowLike, options: { title: string; properties: Array<'openDirectory' | 'openFile'> }): Promise<{ canceled: boolean; filePaths: string[] }>;
+    showOpenDialog(
+      window: BrowserWindowLike,
+      options: { title: string; properties: Array<'openDirectory' | 'openFile' | 'multiSelections'>; filters?: Array<{ name: string; extensions: string[] }> },
+    ): Promise<{ canceled: boolean; filePaths: string[] }>;
     showErrorBox(title: string, content: string): void;
     showMessageBox(options: { type: 'info'; title: string; message: string; detail: string }): Promise<unknown>;
   };

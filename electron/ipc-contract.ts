@@ -24,6 +24,9 @@ export const INVOKE_CHANNELS = {
   openDatabase: 'tickscope:open-database',
   closeDatabase: 'tickscope:close-database',
   pickFolder: 'tickscope:pick-folder',
+  pickFiles: 'tickscope:pick-files',
+  importPreview: 'tickscope:import-preview',
+  importFiles: 'tickscope:import-files',
 } as const satisfies Record<keyof BackendApi, string>;
 
 /** Main -> renderer: a menu command ("run", "export"). */

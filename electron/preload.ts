@@ -35,6 +35,9 @@ const api: BackendApi & { onMenu(listener: (cmd: MenuCommand) => void): void } =
   openDatabase: (spec) => ipcRenderer.invoke(INVOKE_CHANNELS.openDatabase, spec),
   closeDatabase: (name) => ipcRenderer.invoke(INVOKE_CHANNELS.closeDatabase, name),
   pickFolder: (title) => ipcRenderer.invoke(INVOKE_CHANNELS.pickFolder, title),
+  pickFiles: (title) => ipcRenderer.invoke(INVOKE_CHANNELS.pickFiles, title),
+  importPreview: (req) => ipcRenderer.invoke(INVOKE_CHANNELS.importPreview, req),
+  importFiles: (req, queryId) => ipcRenderer.invoke(INVOKE_CHANNELS.importFiles, req, queryId),
   onMenu: (listener) => {
     ipcRenderer.on(MENU_CHANNEL, (_event, cmd: MenuCommand) => listener(cmd));
   },

@@ -8,6 +8,8 @@ import type { OperationSpec } from './registry/types.js';
 
 export type { ArgSpec, ArgType, BucketArgs, OperationName, OperationSpec, QReply, ResultView, Scope, StartForm, Widget } from './registry/types.js';
 export type { ColumnType } from './core/column-type.js';
+export type { ImportColumnDoc, ImportFileInfo, ImportMapDoc, ImportPreview, ImportReportInfo, ImportValueDoc, NewTableSpec, ReimportChoice, ReimportedPartitionInfo } from './storage/import-types.js';
+import type { ImportMapDoc, ImportPreview, ImportReportInfo, NewTableSpec, ReimportChoice } from './storage/import-types.js';
 export { AGG_OPERATORS, type OperatorDecl, type OperatorFamily } from './registry/agg-operators.js';
 export { defaultText, excludesText, needsText, rangeText } from './registry/default-text.js';
 /**
@@ -281,6 +283,31 @@ export interface BackendApi {
   closeDatabase(name: string): Promise<readonly ConnectionInfo[]>;
   /** A folder chosen in the desktop's dialog (null: cancelled); absent in the browser, which types a path. */
   pickFolder?(title: string): Promise<string | null>;
+  /** Files chosen in the desktop's dialog (null: cancelled); absent in the browser, which uploads the files it picks. */
+  pickFiles?(title: string): Promise<readonly string[] | null>;
+  /** Import…'s preview: the files of the paths, the first file's rows as read and as the mapping makes them. */
+  importPreview(req: ImportPreviewRequest): Promise<ImportPreview>;
+  /** Import…: the files written as the mapping says; progress(queryId) and cancel(queryId) as for a query. */
+  importFiles(req: ImportFilesRequest, queryId?: string): Promise<ImportReportInfo>;
+}
+
+/** What Import…'s preview asks: paths on the engine's machine, and the mapping as far as the form has it. */
+export interface ImportPreviewRequest {
+  readonly paths: readonly string[];
+  readonly map?: ImportMapDoc;
+  readonly table?: string;
+  readonly header?: boolean;
+  readonly newTable?: NewTableSpec;
+  readonly assembly?: string;
+}
+
+/** What Import… asks: the paths, the mapping, what to do with a re-import, a new table to make first. */
+export interface ImportFilesRequest {
+  readonly paths: readonly string[];
+  readonly map: ImportMapDoc;
+  readonly reimport?: ReimportChoice;
+  readonly newTable?: NewTableSpec;
+  readonly assembly?: string;
 }
 
 /** The file formats a result exports to. */

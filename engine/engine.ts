@@ -56,6 +56,21 @@ export class Engine<S extends Source = Source> {
     this.mounted.push(db);
   }
 
+  /**
+   * Puts a database opened again in the place of the mounted one of its name (its schema changed: a
+   * table added by an import), keeping the order of the assemblies.
+   */
+  replace(db: S): void {
+    const old = this.byName.get(db.name);
+    if (!old) throw new TickscopeError('unknownAssembly', `${db.name} is not a mounted database; mounted: ${[...this.byName.keys()].join(', ')}`);
+    db.checkConfig((config, where) => {
+      checkSummaryFunctions(db.schema, config, where);
+      resolveRoles(db.schema, config.roles, where);
+    });
+    this.byName.set(db.name, db);
+    this.mounted[this.mounted.indexOf(old)] = db;
+  }
+
   /** Unmounts a database by name (the app's Close); the first mounted stays. */
   unmount(name: string): S {
     const db = this.byName.get(name);

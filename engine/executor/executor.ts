@@ -13,6 +13,8 @@ import type { QueryResult } from '../core/result.js';
 import { errorEnvelope, requestInfo } from '../output/envelope.js';
 import { decodeResult, type EncodedResult } from '../parallel/transfer.js';
 import type { EnvelopeAnswer, EnvelopeRequest } from '../session/envelope.js';
+import type { ImportRequest, PreviewRequest } from '../session/import.js';
+import type { ImportPreview, ImportReportInfo } from '../storage/import-types.js';
 import type { RemoteResultMeta } from '../session/remote-result.js';
 import type { Progress } from './calls.js';
 import { ColumnStore } from './column-store.js';
@@ -40,6 +42,9 @@ export interface ExecutorOptions {
 
 /** The gateway's rendered response (EnvelopeAnswer), or the error and its envelope's header. */
 export type EnvelopeResponse = { readonly ok: true; readonly answer: EnvelopeAnswer } | { readonly ok: false; readonly header: Header; readonly error: TickscopeError };
+
+/** A worker's answer to a call that is not a query (an import, its preview), or its error. */
+export type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: TickscopeError };
 
 /** A result taken whole by the caller, or the error envelope's header. */
 export type CallResponse = { readonly ok: true; readonly result: QueryResult } | { readonly ok: false; readonly header: Header };
@@ -174,6 +179,31 @@ export class Executor {
       },
       opts,
     );
+  }
+
+  /**
+   * Imports files on a worker as a mapping says (Import…, issue 30), queued as a query: progress(queryId)
+   * tells the files read, cancel(queryId) stops it before its write (nothing written); once written,
+   * its report is the answer however late a cancel came. No timeout unless one is given.
+   */
+  importFiles(request: ImportRequest, opts: RunOptions = {}): Promise<Answer<ImportReportInfo>> {
+    return this.queue.submit<Answer<ImportReportInfo>>(
+      { method: 'import', operation: 'import', args: request, done: (v) => ({ ok: true, value: v as ImportReportInfo }), failed: (error) => ({ ok: false, error }) },
+      { timeoutMs: 0, ...opts },
+    );
+  }
+
+  /** Import…'s preview (it reads the files) on a worker. */
+  previewImport(request: PreviewRequest, opts: RunOptions = {}): Promise<Answer<ImportPreview>> {
+    return this.queue.submit<Answer<ImportPreview>>(
+      { method: 'preview', operation: 'preview', args: request, done: (v) => ({ ok: true, value: v as ImportPreview }), failed: (error) => ({ ok: false, error }) },
+      opts,
+    );
+  }
+
+  /** Opens a database again on every worker (Import… added a table to its schema). */
+  reopen(dir: string): void {
+    this.pool.reopen(dir);
   }
 
   /** Cancels a query or an export by its id; false when no such query is queued or running. */

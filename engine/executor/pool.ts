@@ -73,6 +73,11 @@ export class WorkerPool {
     this.tell({ kind: 'unmount', name });
   }
 
+  /** Opens a database again on every worker (its schema changed); workers started later open it anew anyway. */
+  reopen(dir: string): void {
+    this.tell({ kind: 'reopen', dir });
+  }
+
   /** A message to every worker, the spare too (a worker still starting reads it after its init). */
   private tell(m: MountMessage): void {
     for (const s of [...this.slots, ...(this.reserve ? [this.reserve] : [])]) {

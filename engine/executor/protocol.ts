@@ -60,10 +60,10 @@ export interface WorkerInit {
  * whole), `envelope` (a result rendered as the gateway's response, streamed: session/envelope.ts) and
  * `part` (one part of a split query, taken whole).
  */
-export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release';
+export type WorkerMethod = 'run' | 'call' | 'envelope' | 'hold' | 'part' | 'sort' | 'page' | 'chart' | 'table' | 'csv' | 'arrow' | 'parquet' | 'release' | 'import' | 'preview';
 
-/** Mounts or unmounts a database on a running worker (the app's Open database…, Close). */
-export type MountMessage = { readonly kind: 'mount'; readonly spec: MountSpec } | { readonly kind: 'unmount'; readonly name: string };
+/** Mounts or unmounts a database on a running worker (the app's Open database…, Close), or opens it again (its schema changed: Import… added a table). */
+export type MountMessage = { readonly kind: 'mount'; readonly spec: MountSpec } | { readonly kind: 'unmount'; readonly name: string } | { readonly kind: 'reopen'; readonly dir: string };
 
 export interface CallMessage {
   readonly kind: 'call';

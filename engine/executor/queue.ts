@@ -27,7 +27,7 @@ export interface RunOptions {
 
 /** How a query is asked of a worker, and how its caller is answered. */
 export interface QueryCall<T> {
-  readonly method: 'run' | 'call' | 'envelope' | 'hold';
+  readonly method: 'run' | 'call' | 'envelope' | 'hold' | 'import' | 'preview';
   readonly operation: string;
   readonly args: unknown;
   /** Params after the operation and its args. */
@@ -100,7 +100,8 @@ export class QueryQueue {
         resolve: (v) => {
           if (q.graceTimer) clearTimeout(q.graceTimer);
           try {
-            if (q.stopped) reply(failed(stoppedError(q.stopped)));
+            // an import that answers has written its rows: its report, however late a cancel came
+            if (q.stopped && c.method !== 'import') reply(failed(stoppedError(q.stopped)));
             else reply(done(v, call.slot!));
           } catch (e) {
             // the answer could not be taken (decoding it failed): the query's error, its worker freed
@@ -258,6 +259,9 @@ export class QueryQueue {
     }
     const slot = q.call.slot!;
     this.pool.stop(slot, q.call.id, why === 'timeout' ? TIMED_OUT : CANCELLED);
+    // an import is answered by its worker: cancelled when it stopped before its write, its report
+    // when the write was made; never ended midway (a commit's lock and files are its own to finish)
+    if (q.call.method === 'import') return;
     // the caller hears at once; its worker stops at its next checkpoint, and meanwhile the spare
     // takes the next query
     q.reply(stoppedError(why));

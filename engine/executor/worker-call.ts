@@ -16,6 +16,8 @@ export interface CallIO {
   send(bytes: Uint8Array): void;
   /** Reports steps done out of the total (default unit: partitions). */
   progress(done: number, total: number, unit?: string): void;
+  /** Throws when the call was cancelled or timed out (a method that loops outside the query kernels checks it). */
+  checkpoint(): void;
 }
 
 /** What a method does with a call's params. */
@@ -33,6 +35,14 @@ export class Sent {
     readonly value: unknown,
     readonly transfer: ArrayBuffer[],
   ) {}
+}
+
+/**
+ * A method's answer once what it did is done and seen by others (an import committed): no cancel
+ * check follows it, since a cancel landing now would say "cancelled" of rows that are written.
+ */
+export class Committed {
+  constructor(readonly value: unknown) {}
 }
 
 /** The answer of a call whose whole result goes to the caller (not held here), as transferable buffers. */
@@ -97,9 +107,13 @@ export class CallRunner {
       this.post({ kind: 'chunk', id: m.id, bytes }, [bytes.buffer as ArrayBuffer]);
     };
     try {
-      const value = withQueryHooks(hooks, () => method(m.params, { send, progress: hooks.progress }));
+      const value = withQueryHooks(hooks, () => method(m.params, { send, progress: hooks.progress, checkpoint: hooks.checkpoint }));
       if (value instanceof Promise) {
         this.finishLater(m.id, value, hooks.checkpoint);
+        return;
+      }
+      if (value instanceof Committed) {
+        this.answer(m.id, value.value);
         return;
       }
       // a cancel that lands after the last checkpoint still wins: the caller has moved on

@@ -12,8 +12,9 @@ import { Engine } from '../engine.js';
 import type { EnvelopeRequest } from '../session/envelope.js';
 import type { RemoteResultMeta } from '../session/remote-result.js';
 import { Session } from '../session/session.js';
-import { type Mounted, openMount } from '../storage/mount.js';
-import { CallRunner, type Method, Sent, whole } from './worker-call.js';
+import { type Mounted, openMount, specOf } from '../storage/mount.js';
+import type { ImportRequest, PreviewRequest } from '../session/import.js';
+import { CallRunner, Committed, type Method, Sent, whole } from './worker-call.js';
 import { partsFor, useExecutorStore } from './worker-lines.js';
 import type { CallMessage, MountMessage, WorkerInit, WorkerMessage, WorkerMethod } from './protocol.js';
 
@@ -51,7 +52,23 @@ const METHODS: { readonly [M in WorkerMethod]: Method } = {
   },
   // answered when the file is written (the writer's module loads on first use)
   parquet: ([id], io) => session.parquet(id, io.send, (done, total) => io.progress(done, total, 'rows')),
+  preview: ([, req]) => session.previewImport(req as PreviewRequest),
+  // Import…: files read of all as progress, the call's cancel check between them; once it returns
+  // the rows are written, so no cancel check follows (a late cancel would say cancelled of written rows)
+  import: ([, req], io) => {
+    const report = session.importFiles(req as ImportRequest, { progress: (done, total) => io.progress(done, total, 'files'), checkpoint: io.checkpoint }, (db) => reopen((db as Mounted).dir) ?? db);
+    return new Committed(report);
+  },
 };
+
+/** Opens a mounted database again (its schema.json changed) in its place; the opened one, or undefined when it is not mounted here. */
+function reopen(dir: string): Mounted | undefined {
+  const old = engine.databases.find((d) => d.dir === dir);
+  if (!old) return undefined;
+  const fresh = open(specOf(old));
+  engine.replace(fresh);
+  return fresh;
+}
 
 const calls = new CallRunner(init, (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer));
 
@@ -61,6 +78,10 @@ const calls = new CallRunner(init, (m: WorkerMessage, transfer: ArrayBuffer[] = 
  * naming it answers that it is not mounted.
  */
 function mounts(m: MountMessage): void {
+  if (m.kind === 'reopen') {
+    reopen(m.dir);
+    return;
+  }
   if (m.kind === 'unmount') {
     if (engine.databases.some((d) => d.name === m.name)) engine.unmount(m.name);
     return;
@@ -75,7 +96,7 @@ function mounts(m: MountMessage): void {
 }
 
 port.on('message', (m: CallMessage | MountMessage) => {
-  if (m.kind === 'mount' || m.kind === 'unmount') return mounts(m);
+  if (m.kind === 'mount' || m.kind === 'unmount' || m.kind === 'reopen') return mounts(m);
   if (m.kind !== 'call') return;
   const method: Method =
     METHODS[m.method] ??

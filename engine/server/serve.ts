@@ -155,6 +155,35 @@ export async function serve(service: QueryService, opts: ServeOptions): Promise<
     const timeoutMs = typeof timeout === 'string' && /^\d+$/.test(timeout) ? Number(timeout) : undefined;
     return service.run(body.operation, body.args ?? {}, queryId, timeoutMs);
   });
+  // Import… (issue 30): files on this machine, previewed and imported on a worker; the browser's own
+  // files (its picker, its drop zone) uploaded first, one request each, into one upload folder
+  app.post('/app/api/import/preview', async (req, reply) => {
+    try {
+      return await service.previewImport(req.body);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  app.post('/app/api/import', async (req, reply) => {
+    const body = req.body as { queryId?: unknown } | undefined;
+    if (body && body.queryId !== undefined && typeof body.queryId !== 'string') return fail(reply, new TickscopeError('badRequest', `queryId: ${JSON.stringify(body.queryId)} is not text`));
+    try {
+      // progress and cancel answer for it by its queryId, as for a query
+      return await service.importFiles(body, (body?.queryId as string | undefined) ?? randomBytes(12).toString('base64url'));
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+  // the bytes of one file streamed to disk as they come (no body limit of the JSON API's: MAX_UPLOAD_BYTES)
+  app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
+  app.post('/app/api/import/files', async (req, reply) => {
+    if (!(req.body instanceof Readable)) return fail(reply, new TickscopeError('unsupportedMediaType', `Content-Type: ${quoteText(String(req.headers['content-type'] ?? '(none)'), 80)}; expected application/octet-stream (the file's bytes)`));
+    try {
+      return await service.uploadImportFile(req.headers['x-tickscope-path'], req.headers['x-tickscope-upload'], req.body);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
   app.get('/app/api/queries/:id', async (req) => service.progress((req.params as { id: string }).id));
   app.post('/app/api/queries/:id/cancel', async (req) => service.cancel((req.params as { id: string }).id));
   app.get('/app/api/results/:id/page', async (req, reply) => {

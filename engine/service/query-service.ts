@@ -5,6 +5,7 @@
  */
 import { estimateRows } from './cost-estimate.js';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { AppInfo, ChartRequest, ConnectionInfo, MountedDatabase, ExportFormat, PageResponse, QueryProgress, RemoteConnectionSpec, RunResponse } from '../contract.js';
 import { asTickscopeError, TickscopeError } from '../core/errors.js';
 import { errorEnvelope, requestInfo } from '../output/envelope.js';
@@ -18,6 +19,10 @@ import { embeddedAccess } from './gateway-access.js';
 import { RemoteGateway } from './remote.js';
 import { checkOpenSpec, mountedInfo, readRemembered, writeRemembered } from './databases.js';
 import { userDataDir } from './user-data.js';
+import { checkImportRequest, checkPreviewRequest, importTarget } from '../session/import.js';
+import type { ImportPreview, ImportReportInfo } from '../storage/import-types.js';
+import { type Upload, saveUpload } from './uploads.js';
+import type { Readable } from 'node:stream';
 
 const EMBEDDED = 'embedded';
 
@@ -220,6 +225,41 @@ export class QueryService {
     } finally {
       this.remoteQueries.delete(queryId);
     }
+  }
+
+  /** Import…'s preview of files on this machine (read on a worker): the files, the first rows as read and as mapped. */
+  async previewImport(body: unknown): Promise<ImportPreview> {
+    const req = checkPreviewRequest(body);
+    const r = await this.executor.previewImport(req);
+    if (!r.ok) throw r.error;
+    return r.value;
+  }
+
+  /**
+   * Import…: files on this machine written into a table of a Tickscope database as the mapping says,
+   * on a worker (progress and cancel by `queryId`, as a query's). A re-import without a choice answers
+   * the report with written false and the partitions, so the dialog can ask. A new table is defined
+   * first, and every thread opens the database again to see it.
+   */
+  async importFiles(body: unknown, queryId?: string): Promise<ImportReportInfo> {
+    const req = checkImportRequest(body);
+    // refused here, before it is queued: a kdb+ database is read in place and never written
+    const db = importTarget(this.engine, req.assembly);
+    try {
+      const r = await this.executor.importFiles(req, queryId ? { queryId } : {});
+      if (!r.ok) throw r.error;
+      return r.value;
+    } finally {
+      if (req.newTable) {
+        this.engine.replace(openMount(specOf(db)));
+        this.executor.reopen(db.dir);
+      }
+    }
+  }
+
+  /** One file of the browser's file picker or drop zone, saved under an upload folder of the user data folder (the folder is what is imported). */
+  uploadImportFile(relPath: unknown, upload: unknown, body: Readable): Promise<Upload> {
+    return saveUpload(join(userDataDir(), 'uploads'), relPath, upload, body);
   }
 
   progress(queryId: string): QueryProgress | null {

@@ -24,6 +24,9 @@ import { decodeSortKeys } from '../registry/decode.js';
 import { chartSeries } from './chart.js';
 import { type EnvelopeAnswer, type EnvelopeRequest, writeEnvelope } from './envelope.js';
 import { remoteResult, type RemoteResultMeta } from './remote-result.js';
+import { type ImportHooks, type ImportRequest, type PreviewRequest, runImport, runPreview } from './import.js';
+import type { ImportPreview, ImportReportInfo } from '../storage/import-types.js';
+import type { Source } from '../storage/source.js';
 
 /** Results held for paging, charting and export; the least recently used is dropped first. */
 export const MAX_RESULTS = 8;
@@ -83,6 +86,16 @@ export class Session {
    */
   envelope(operation: string, args: unknown, request: EnvelopeRequest, write: (bytes: Uint8Array) => void): EnvelopeAnswer {
     return writeEnvelope(operation, this.engine.call(operation, args), request, write, this.limits.renderThreads);
+  }
+
+  /** Import…'s preview: the files, the first file's rows as read and as the mapping makes them (session/import.ts). */
+  previewImport(req: PreviewRequest): ImportPreview {
+    return runPreview(this.engine, req);
+  }
+
+  /** Import…: the files written as the mapping says (a new table defined first, its database opened again by `reopen`). */
+  importFiles(req: ImportRequest, hooks: ImportHooks, reopen: (db: Source) => Source): ImportReportInfo {
+    return runImport(this.engine, req, hooks, reopen);
   }
 
   /** Keeps a remote gateway's Arrow answer as a result, like a local one. */

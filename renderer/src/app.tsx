@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { onMenuCommand } from './backend';
 import { ArgForm } from './components/arg-form';
 import { CommandPalette } from './components/command-palette';
+import { ImportDialog } from './components/import-dialog';
 import { MemoryPanel } from './components/memory-panel';
 import { PANE_KEYS, togglePane, Workspace } from './components/panes';
 import { Results } from './components/results';
@@ -16,6 +17,7 @@ const typing = (t: EventTarget | null): boolean => t instanceof HTMLElement && (
 
 /** The whole app. */
 export function App(): React.JSX.Element {
+  const importing = useStore((s) => s.importing);
   useEffect(() => {
     void useStore.getState().load();
     onMenuCommand((cmd) => void (cmd === 'run' ? useStore.getState().run() : useStore.getState().exportCsv()));
@@ -38,6 +40,9 @@ export function App(): React.JSX.Element {
       } else if (mod && !e.shiftKey && (e.key === 's' || e.key === 'S')) {
         e.preventDefault();
         useStore.getState().openMemory('saved');
+      } else if (mod && !e.shiftKey && !e.altKey && (e.key === 'i' || e.key === 'I')) {
+        e.preventDefault();
+        useStore.getState().openImport(true);
       } else if (mod && !e.shiftKey && (e.key === 'k' || e.key === 'K')) {
         e.preventDefault();
         const s = useStore.getState();
@@ -60,6 +65,7 @@ export function App(): React.JSX.Element {
       <StatusBar />
       <MemoryPanel />
       <CommandPalette />
+      {importing && <ImportDialog />}
     </div>
   );
 }

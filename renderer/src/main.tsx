@@ -6,6 +6,7 @@ import './stats.css';
 import './tca.css';
 import './memory.css';
 import './layout.css';
+import './import.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

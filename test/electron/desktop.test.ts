@@ -2,11 +2,11 @@
  * The desktop layer with the electron module mocked: everything it asks of Electron is recorded, and
  * the IPC handlers run against a real engine over a real database on disk.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AppInfo, ConnectionInfo, RunResponse } from '../../engine/contract.js';
+import type { AppInfo, ConnectionInfo, ImportPreview, ImportReportInfo, RunResponse } from '../../engine/contract.js';
 import type { BrowserWindowOptions, ElectronApi, IpcMainInvokeEventLike, MenuItemTemplate } from '../../electron/electron-api.js';
 import { startDesktop } from '../../electron/desktop.js';
 import { INVOKE_CHANNELS, MENU_CHANNEL } from '../../electron/ipc-contract.js';
@@ -31,6 +31,9 @@ function mockElectron(savePath: string | undefined) {
     /** The folder the open dialog answers (undefined: cancelled), and the titles it was shown with. */
     folder: undefined as string | undefined,
     opened: [] as string[],
+    /** The files the open dialog answers when it picks files (undefined: cancelled), and what it was asked. */
+    files: undefined as string[] | undefined,
+    fileDialogs: [] as Array<{ title: string; properties: string[]; extensions: string[] }>,
   };
   class BrowserWindow {
     readonly webContents = {
@@ -60,7 +63,13 @@ function mockElectron(savePath: string | undefined) {
     ipcMain: { handle: (channel, listener) => void calls.handlers.set(channel, listener) },
     dialog: {
       showSaveDialog: () => Promise.resolve(savePath ? { canceled: false, filePath: savePath } : { canceled: true }),
-      showOpenDialog: (_w, o) => Promise.resolve(void calls.opened.push(o.title)).then(() => (calls.folder ? { canceled: false, filePaths: [calls.folder] } : { canceled: true, filePaths: [] })),
+      showOpenDialog: (_w, o) => {
+        if (o.properties.includes('openFile')) {
+          calls.fileDialogs.push({ title: o.title, properties: o.properties, extensions: o.filters?.flatMap((f) => f.extensions) ?? [] });
+          return Promise.resolve(calls.files ? { canceled: false, filePaths: calls.files } : { canceled: true, filePaths: [] });
+        }
+        return Promise.resolve(void calls.opened.push(o.title)).then(() => (calls.folder ? { canceled: false, filePaths: [calls.folder] } : { canceled: true, filePaths: [] }));
+      },
       showErrorBox: () => undefined,
       showMessageBox: (o) => Promise.resolve(void calls.messages.push({ title: o.title, detail: o.detail })),
     },
@@ -211,6 +220,39 @@ describe('desktop app (electron mocked)', () => {
     expect(JSON.parse(readFileSync(join(home, 'databases.json'), 'utf8'))).toEqual({ databases: [{ dir: calls.folder }] });
     await expect(invoke(INVOKE_CHANNELS.closeDatabase, 7)).rejects.toThrow(/name: 7 is not a string/);
     expect(((await invoke(INVOKE_CHANNELS.closeDatabase, 'hdb')) as ConnectionInfo[])[0]!.databases!.map((d) => d.name)).toEqual(['demo']);
+  });
+
+  it('picks files to import in the native dialog, previews and imports them through IPC', async () => {
+    const { invoke, calls } = await start();
+    // cancelled: nothing chosen
+    expect(await invoke(INVOKE_CHANNELS.pickFiles, 'Import files')).toBeNull();
+    const dir = join(tempDir(), 'aapl');
+    mkdirSync(dir);
+    const file = join(dir, '20131008_trade.csv');
+    writeFileSync(file, '34200000,4869900,100,NASDAQ\n34200457,4870000,300,NASDAQ\n');
+    calls.files = [file];
+    expect(await invoke(INVOKE_CHANNELS.pickFiles, 7)).toEqual([file]);
+    expect(calls.fileDialogs).toEqual([
+      { title: 'Import files', properties: ['openFile', 'multiSelections'], extensions: ['csv', 'parquet', 'arrow', 'arrows', 'ipc', 'feather'] },
+      { title: 'Import files', properties: ['openFile', 'multiSelections'], extensions: ['csv', 'parquet', 'arrow', 'arrows', 'ipc', 'feather'] },
+    ]);
+    const map = {
+      table: 'Trade',
+      header: false,
+      zone: 'America/New_York',
+      columns: {
+        eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
+        instrumentID: { path: '{dir}', case: 'upper' },
+        price: { source: 1, scale: 0.0001 },
+        volume: { source: 2 },
+      },
+    };
+    const preview = (await invoke(INVOKE_CHANNELS.importPreview, { paths: [file], map })) as ImportPreview;
+    expect(preview.sourceRows[0]).toEqual(['34200000', '4869900', '100', 'NASDAQ']);
+    expect(preview.mapped!.rows[0]!.slice(0, 4)).toEqual(['2013-10-08T09:30:00.000000000-04:00', 'AAPL', '', '486.99']);
+    const report = (await invoke(INVOKE_CHANNELS.importFiles, { paths: [file], map }, 'imp-ipc')) as ImportReportInfo;
+    expect([report.rows, report.partitions, report.written]).toEqual([2, ['2013-10-08'], true]);
+    await expect(invoke(INVOKE_CHANNELS.importFiles, { paths: [file], map }, 7)).rejects.toThrow(/queryId: 7 is not a string/);
   });
 
   it('runs queries, pages rows and validates handler input', async () => {

@@ -1,5 +1,5 @@
 /** The backend over HTTP, for the app served by `tickscope serve`. */
-import type { AppInfo, BackendApi, ChartRequest, ConnectionInfo, ExportResult, PageResponse, QueryProgress, RunResponse } from '../../../engine/contract';
+import type { AppInfo, BackendApi, ChartRequest, ConnectionInfo, ExportResult, ImportPreview, ImportReportInfo, PageResponse, QueryProgress, RunResponse } from '../../../engine/contract';
 
 function token(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="tickscope-token"]')?.content ?? '';
@@ -54,6 +54,8 @@ export function httpBackend(): BackendApi {
     removeConnection: (id) => json<ConnectionInfo[]>(`app/api/connections/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     openDatabase: (spec) => json<ConnectionInfo[]>('app/api/databases', { method: 'POST', body: JSON.stringify(spec) }),
     closeDatabase: (name) => json<ConnectionInfo[]>(`app/api/databases/${encodeURIComponent(name)}`, { method: 'DELETE' }),
+    importPreview: (req) => json<ImportPreview>('app/api/import/preview', { method: 'POST', body: JSON.stringify(req) }),
+    importFiles: (req, queryId) => json<ImportReportInfo>('app/api/import', { method: 'POST', body: JSON.stringify({ ...req, ...(queryId ? { queryId } : {}) }) }),
     exportCsv: async (resultId, suggestedName, format = 'csv', exportId): Promise<ExportResult> => {
       // A plain link download: the browser streams the file to disk without holding it in the page.
       const a = document.createElement('a');
@@ -65,4 +67,24 @@ export function httpBackend(): BackendApi {
       return { saved: true };
     },
   };
+}
+
+/** Where an uploaded file went (engine/service/uploads.ts): the folder to import, and its id for the next file. */
+export interface UploadedFile {
+  readonly upload: string;
+  readonly folder: string;
+  readonly path: string;
+  readonly bytes: number;
+}
+
+/**
+ * Sends one file the page holds (the browser's file picker or a drop) to `tickscope serve`, which keeps
+ * it under an upload folder at its relative path; `upload` (the first answer's) puts the next in the same folder.
+ */
+export function uploadImportFile(file: Blob, relPath: string, upload?: string): Promise<UploadedFile> {
+  return json<UploadedFile>('app/api/import/files', {
+    method: 'POST',
+    body: file,
+    headers: { 'content-type': 'application/octet-stream', 'x-tickscope-path': encodeURIComponent(relPath), ...(upload ? { 'x-tickscope-upload': upload } : {}) },
+  });
 }

@@ -167,6 +167,7 @@ export const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['Mod+H', 'history of runs (Enter runs one again, Shift+Enter puts it in the form)'],
   ['Mod+S', 'save the current request by name'],
   ['Mod+Shift+E', 'export the whole result as CSV'],
+  ['Mod+I', 'Import…: CSV, Parquet or Arrow files of your own layout into a table'],
   ['Mod+Alt+1 / 2 / 3', 'collapse or bring back the tables, the form, the chart'],
   ['↑ ↓ Page Up / Page Down', 'move the grid’s selection a row, a page'],
   ['Home / End, Mod+Home / End', 'the grid’s first, last row'],

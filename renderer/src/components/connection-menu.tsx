@@ -8,24 +8,13 @@ import type { RemoteConnectionSpec } from '../../../engine/contract';
 import { backend } from '../backend';
 import { embeddedDatabases } from '../store/connection-slice';
 import { useStore } from '../store/store';
+import { useEscape } from './widgets/use-escape';
 
 const ADD = '__add';
 const OPEN = '__open';
+const IMPORT = '__import';
 const CLOSE = '__close:';
 
-/** Escape closes a dialog and goes no further (wherever focus is). */
-function useEscape(onClose: () => void): void {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape') return;
-      e.stopPropagation();
-      e.preventDefault();
-      onClose();
-    };
-    window.addEventListener('keydown', onKey, true);
-    return () => window.removeEventListener('keydown', onKey, true);
-  }, [onClose]);
-}
 
 /** A dialog's error line, then Cancel (Esc) and its submit button. */
 function DialogEnd(p: {
@@ -189,6 +178,7 @@ export function ConnectionMenu(): React.JSX.Element | null {
           onChange={(e) => {
             const v = e.target.value;
             if (v === ADD) setAdding(true);
+            else if (v === IMPORT) useStore.getState().openImport(true);
             else if (v === OPEN) setOpening(true);
             else if (v.startsWith(CLOSE)) void closeDatabase(v.slice(CLOSE.length));
             else void useConnection(v);
@@ -200,6 +190,7 @@ export function ConnectionMenu(): React.JSX.Element | null {
             </option>
           ))}
           <option value={OPEN}>Open database…</option>
+          <option value={IMPORT}>Import…</option>
           <option value={ADD}>Add remote gateway…</option>
           {closable.length > 0 && (
             <optgroup label="Close a database opened here">

@@ -150,6 +150,16 @@ export const connectionSlice: Slice<ConnectionSlice> = (set, get) => ({
     }
   },
 
+  async refreshInfo() {
+    try {
+      const [info, connections] = await Promise.all([backend().info(), backend().connections()]);
+      // identifiers are fetched again when asked for: an import may have added some
+      set({ info, connections, identifiers: {} });
+    } catch (e) {
+      set({ notice: `Cannot refresh the tables: ${(e as Error).message}` });
+    }
+  },
+
   setAssembly(name) {
     set({ assembly: name });
   },

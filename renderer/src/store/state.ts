@@ -61,6 +61,8 @@ export interface ConnectionSlice {
   closeDatabase(name: string): Promise<void>;
   setAssembly(name: string): void;
   loadIdentifiers(table: string): Promise<void>;
+  /** getMeta again (tables, rows, dates) after the data changed (an import), the results on screen kept. */
+  refreshInfo(): Promise<void>;
 }
 
 /** The forms, one per operation, kept across operations and connections. */
@@ -138,8 +140,11 @@ export interface UiSlice {
   memoryPanel: 'history' | 'saved' | null;
   /** The command palette (Ctrl/Cmd+K) or the shortcut list (?), when open. */
   palette: 'commands' | 'keys' | null;
+  /** Import… (the connection menu, Ctrl/Cmd+I) is open. */
+  importing: boolean;
   openMemory(tab: 'history' | 'saved' | null): void;
   openPalette(which: 'commands' | 'keys' | null): void;
+  openImport(open: boolean): void;
 }
 
 export type AppState = ConnectionSlice & FormSlice & RunSlice & ExportSlice & MemorySlice & UiSlice;

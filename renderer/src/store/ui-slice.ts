@@ -5,6 +5,7 @@ export const uiSlice: Slice<UiSlice> = (set) => ({
   notice: null,
   memoryPanel: null,
   palette: null,
+  importing: false,
 
   openMemory(tab) {
     set({ memoryPanel: tab, palette: null });
@@ -12,5 +13,9 @@ export const uiSlice: Slice<UiSlice> = (set) => ({
 
   openPalette(which) {
     set({ palette: which, memoryPanel: null });
+  },
+
+  openImport(open) {
+    set({ importing: open, palette: null, memoryPanel: null });
   },
 });

@@ -85,7 +85,7 @@ export function checkMapAgainst(map: ImportMap, t: TableSchema, where: string): 
 }
 
 /** Reads one file as the mapping says, into a table of `t`'s columns. */
-export function readMapped(map: ImportMap, t: TableSchema, path: string, bytes: Uint8Array): Table {
+export function readMapped(map: ImportMap, t: TableSchema, path: string, bytes: Uint8Array, opts: { readonly namedOnly?: boolean } = {}): Table {
   // the source columns to read, once each (by source and type), named for errors: a header's name, or
   // a field's position and the table column it makes ("1 (price)")
   const reads: Array<{ source: string | number; def: ColumnDef }> = [];
@@ -118,9 +118,11 @@ export function readMapped(map: ImportMap, t: TableSchema, path: string, bytes: 
     source = new Table(reads.map((r) => r.def.name), got.columns, got.length);
   } else return fail(`${path}: not a file an import reads; expected ${Object.keys(FORMATS).join(', ')}`);
   const n = source.length;
-  // a column the mapping does not name: nulls, straight into its typed array (no value per row)
-  const columns = plan.map(({ def, c, src, date }) => (c ? made(def, c, src ? source.col(src) : undefined, date ? source.col(date) : undefined, n, map.zone, path) : nullColumn(def.type, n)));
-  return new Table(t.columns.map((d) => d.name), columns, n);
+  // a column the mapping does not name: nulls, straight into its typed array (no value per row); or
+  // left out (namedOnly), for the caller to make once for all its files
+  const kept = opts.namedOnly ? plan.filter((p) => p.c) : plan;
+  const columns = kept.map(({ def, c, src, date }) => (c ? made(def, c, src ? source.col(src) : undefined, date ? source.col(date) : undefined, n, map.zone, path) : nullColumn(def.type, n)));
+  return new Table(kept.map((p) => p.def.name), columns, n);
 }
 
 /** The text a constant or a part of the path gives. */
@@ -326,10 +328,17 @@ export function importMapped(db: Database, map: ImportMap, paths: readonly strin
     } catch (e) {
       return fail(`${f}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    tables.push(readMapped(map, t, f, bytes));
+    tables.push(readMapped(map, t, f, bytes, { namedOnly: true }));
     run.progress?.(k + 1, files.length);
   });
-  const all = tables.length === 1 ? tables[0]! : Table.concat(t.columns, tables);
+  // the named columns of every file joined, the others made once at the whole length
+  const named = t.columns.filter((d) => map.columns.has(d.name));
+  const part = tables.length === 1 ? tables[0]! : Table.concat(named, tables);
+  const all = new Table(
+    t.columns.map((d) => d.name),
+    t.columns.map((d) => (map.columns.has(d.name) ? part.col(d.name) : nullColumn(d.type, part.length))),
+    part.length,
+  );
   run.checkpoint?.();
   const sources = files.map((path, k) => ({ path, rows: tables[k]!.length }));
   return { files: files.length, ...importRows(db, t.name, all, { files: sources, ...(run.reimport ? { reimport: run.reimport } : {}) }) };

@@ -117,8 +117,15 @@ function fmix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** The words of float64 values with -0 as 0 and every NaN as one NaN. */
+/** The words of float64 values with -0 as 0 and every NaN as one NaN (a view of them when they hold neither). */
 function floatWords(data: Float64Array): Int32Array {
+  let plain = true;
+  for (let i = 0; i < data.length && plain; i++) {
+    const x = data[i]!;
+    // -0 and NaN (any payload): 1/x is -Infinity for -0, x !== x for NaN
+    plain = x === x && !(x === 0 && 1 / x < 0);
+  }
+  if (plain && data.byteOffset % 4 === 0) return new Int32Array(data.buffer, data.byteOffset, data.length * 2);
   const copy = new Float64Array(data.length);
   for (let i = 0; i < data.length; i++) {
     const x = data[i]!;
@@ -164,15 +171,16 @@ function mixColumn(a: Uint32Array, b: Uint32Array, c: Column): void {
       // each code's text hashed once, on first use: its two lanes as the code's two words
       const m = c.dict.length;
       const words = new Int32Array(2 * m);
-      const done = new Uint8Array(m);
+      // a dictionary no longer than the rows: every entry (no pass over the rows to find the used ones)
+      const done = m <= n ? undefined : new Uint8Array(m);
       const utf8 = c.dict instanceof Utf8Dict ? c.dict : undefined;
-      for (let i = 0; i < n; i++) {
-        const k = c.codes[i]!;
-        if (done[k]) continue;
+      for (let i = 0; i < (done ? n : m); i++) {
+        const k = done ? c.codes[i]! : i;
+        if (done?.[k]) continue;
         const [x, y] = utf8 ? texts.bytes(utf8.data, utf8.offsets[k]!, utf8.offsets[k + 1]!) : texts.text(c.dict.get(k));
         words[2 * k] = x;
         words[2 * k + 1] = y;
-        done[k] = 1;
+        if (done) done[k] = 1;
       }
       return mixWords(a, b, words, 2, c.codes);
     }

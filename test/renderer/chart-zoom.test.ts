@@ -1,6 +1,6 @@
 /** The tick chart's zoom maths: a fixed factor per notch about the pointer, a floor of ticks, the data's edges, spans found by binary search. */
 import { describe, expect, it } from 'vitest';
-import { clampView, dayOf, MIN_TICKS, presetRange, slots, spanEndingAt, ticksInView, wheelNotches, ZOOM_FACTOR, zoomAbout } from '../../renderer/src/chart/zoom.js';
+import { clampView, dayOf, formatSpan, MIN_TICKS, presetRange, slots, spanEndingAt, ticksInView, wheelNotches, ZOOM_FACTOR, zoomAbout } from '../../renderer/src/chart/zoom.js';
 
 const ALL = { from: 0, to: 9_999 };
 
@@ -33,6 +33,9 @@ describe('zoomAbout', () => {
     }
     expect(Math.min(...seen)).toBe(MIN_TICKS);
     expect(slots(v)).toBe(MIN_TICKS);
+    // on a tick, so the floor's ticks are all in view, never one fewer
+    const t = ticksInView(v, 10_000);
+    expect(t.last - t.first + 1).toBe(MIN_TICKS);
     // each step is the factor or the floor, no overshoot
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeCloseTo(Math.max(MIN_TICKS, seen[i - 1]! / ZOOM_FACTOR), 6);
   });
@@ -118,5 +121,14 @@ describe('spans of time by binary search', () => {
     const fiveMin = presetRange('5m', { from: 0, to: 14_399 }, times);
     expect(fiveMin.last).toBe(14_399);
     expect(times[fiveMin.last]! - times[fiveMin.first]!).toBe(300_000);
+  });
+});
+
+describe('formatSpan', () => {
+  it('reads a span at the scale it has', () => {
+    expect(formatSpan(850_000_000n)).toBe('850 ms');
+    expect(formatSpan(12_345_000_000n)).toBe('12.3 s');
+    expect(formatSpan(300_000_000_000n)).toBe('5m 00s');
+    expect(formatSpan(7_500_000_000_000n)).toBe('2h 05m');
   });
 });

@@ -34,8 +34,7 @@ export function clampView(v: View, total: number, floor = MIN_TICKS): View {
   const count = Math.min(total, Math.max(Math.min(floor, total), slots(v)));
   // keep the centre where it was, then slide back inside the data
   const centre = (v.from + v.to) / 2;
-  let from = centre - (count - 1) / 2;
-  from = Math.min(Math.max(from, 0), total - count);
+  const from = Math.min(Math.max(onFloor(centre - (count - 1) / 2, count, floor), 0), total - count);
   return { from, to: from + count - 1 };
 }
 
@@ -51,8 +50,13 @@ export function zoomAbout(v: View, anchor: number, factor: number, total: number
   const count = Math.min(total, Math.max(Math.min(floor, total), (w - u) / factor));
   const share = w > u ? (a - u) / (w - u) : 0.5;
   const nu = a - share * count;
-  const from = Math.min(Math.max(nu + 0.5, 0), total - count);
+  const from = Math.min(Math.max(onFloor(nu + 0.5, count, floor), 0), total - count);
   return { from, to: from + count - 1 };
+}
+
+/** At the floor a view starts on a tick: `floor` slots from a fractional start would hold a tick fewer. */
+function onFloor(from: number, count: number, floor: number): number {
+  return count <= floor ? Math.round(from) : from;
 }
 
 /** How many notches a wheel event is (a mouse's notch is 100 px in Chromium, 3 lines elsewhere; a trackpad gives fractions). */
@@ -130,4 +134,15 @@ export function presetRange(name: PresetName, v: View, times: Float64Array, floo
   const inView = ticksInView(v, n);
   if (spec === 'session') return dayOf(times, Math.round((inView.first + inView.last) / 2));
   return spanEndingAt(times, inView.last, spec, floor);
+}
+
+/** A span of time (ns) as the toolbar shows it: "850 ms", "12.3 s", "5m 00s", "2h 05m". */
+export function formatSpan(ns: bigint): string {
+  const ms = Number(ns) / 1e6;
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const s = Math.round(ms / 1_000);
+  if (s < 3_600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }

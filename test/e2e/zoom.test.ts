@@ -3,7 +3,8 @@
  * zooms 1.25× a notch about the pointer down to a floor of 20 ticks; a range dragged on the time axis
  * (or Shift+dragged on the plot) lands on the ticks the crosshair named at its ends, and Escape drops
  * it; a plain drag still pans; the 5m preset shows 5 minutes; reset shows every tick; + − = 0 on the
- * focused chart. What is in view is read from the toolbar's view readout (its data attributes: the
+ * focused chart; hovering a grid row marks its tick on the chart and the chart's crosshair marks its
+ * grid row. What is in view is read from the toolbar's view readout (its data attributes: the
  * first and last tick in view and their times). Screenshots at 1280×800 and 1600×1000 in test-results/.
  */
 import { join } from 'node:path';
@@ -216,5 +217,36 @@ describe('zoom and pan on the tick chart', () => {
     await page.keyboard.press('0');
     await expect.poll(count).toBe(total);
     await shotsAtSizes(page, 'e2e-zoom-all');
+  });
+
+  it('(f) the crosshair links chart and grid both ways: a grid row marks its tick (brought into view), the chart marks its row', async () => {
+    // zoomed to the day's last minute, the grid's first rows are out of view
+    await page.click('[data-testid="zoom-1m"]');
+    await expect.poll(count).toBeLessThan(total);
+    // (the grid back at its top: the click in (e) selected a row mid-day and scrolled there)
+    await page.locator('[data-testid="grid"] .grid-scroll, [data-testid="grid"].grid-scroll').first().evaluate((el) => (el.scrollTop = 0));
+    const row = page.locator('[data-testid="grid"] [data-row="5"]');
+    await row.hover();
+    const readout = page.locator('[data-testid="chart-readout"]');
+    await expect.poll(() => readout.textContent()).toContain('row 6');
+    const cellTime = (await row.locator('[role="gridcell"]').first().textContent())!.replace('T', ' ');
+    expect(await page.locator('[data-testid="chart-readout-time"]').textContent()).toBe(cellTime);
+    const v = await inView();
+    expect(v.first).toBeLessThanOrEqual(5);
+    expect(v.last).toBeGreaterThanOrEqual(5);
+    expect(v.count).toBeLessThan(total / 10); // the zoom is kept, only moved
+    await shotsAtSizes(page, 'e2e-zoom-grid-hover', () => row.hover());
+
+    // the pointer over the chart marks its row in the grid
+    await page.click('[data-testid="zoom-reset"]');
+    await expect.poll(count).toBe(total);
+    const { plot } = await geometry();
+    await page.mouse.move(plot.x + 2, plot.y + plot.height * 0.5);
+    await expect.poll(() => page.locator('[data-testid="grid"] .grid-row.crosshair').count()).toBe(1);
+    const marked = Number(await page.locator('[data-testid="grid"] .grid-row.crosshair').getAttribute('data-row'));
+    expect(await readout.textContent()).toContain(`row ${marked + 1}`);
+    // leaving the chart clears the mark
+    await page.mouse.move(1, 1);
+    await expect.poll(() => page.locator('[data-testid="grid"] .grid-row.crosshair').count()).toBe(0);
   });
 });

@@ -56,6 +56,8 @@ export interface TickChartListener {
 }
 
 interface Parts {
+  /** The result plotted, its scale and values: what a row pointed at in the grid is marked with. */
+  plot: { readonly resultId: string; readonly scale: SeqHorzScale; readonly value: Float64Array } | null;
   readonly chart: IChartApiBase<number>;
   readonly line: ISeriesApi<'Line', number>;
   readonly volume: ISeriesApi<'Histogram', number>;
@@ -83,6 +85,7 @@ export class TickChartAdapter {
   ) {
     this.unsubscribe = store.subscribe((s, prev) => {
       if (s.result !== prev.result || s.chart !== prev.chart) this.update();
+      if (s.crosshair !== prev.crosshair) this.follow(s.crosshair);
     });
     this.update();
   }
@@ -118,12 +121,40 @@ export class TickChartAdapter {
           p.volume.setData(Array.from(seq, (s, i) => (isClipped(vs, volume[i]!) ? { time: s, value: drawnValue(vs, volume[i]!), color: clipped } : { time: s, value: volume[i]! })));
         }
         p.chart.timeScale().fitContent();
+        p.plot = { resultId: w.resultId, scale, value };
         p.zoom = new ZoomController(this.host, p.chart, scale.localTimes(), (first, last) => this.listener.viewed(first, last));
         this.listener.plotted({ key, seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true', scale });
       })
       .catch((e: unknown) => {
         if (this.key === key) this.listener.failed((e as Error).message);
       });
+  }
+
+  /** Marks the tick of a row pointed at in the grid (brought into view, the zoom kept), or clears the mark. */
+  private follow(c: AppState['crosshair']): void {
+    const p = this.parts;
+    if (!p?.plot) return;
+    const i = c && c.from === 'grid' && c.resultId === p.plot.resultId ? p.plot.scale.indexOf(c.row) : undefined;
+    if (i === undefined || !c) {
+      if (c?.from !== 'chart') {
+        p.chart.clearCrosshairPosition();
+        this.listener.hover(null);
+      }
+      return;
+    }
+    const v = p.plot.value[i]!;
+    const mark = (): void => {
+      if (this.parts !== p || this.store.getState().crosshair !== c) return;
+      p.chart.setCrosshairPosition(Number.isNaN(v) ? 0 : v, c.row, p.line);
+      this.listener.hover(c.row);
+    };
+    const r = p.chart.timeScale().getVisibleLogicalRange();
+    if (r && (i < r.from || i > r.to)) {
+      const half = (r.to - r.from) / 2;
+      p.chart.timeScale().setVisibleLogicalRange({ from: i - half, to: i + half });
+      // the library moves the view on its next frame; a crosshair placed before would land on the old one
+      requestAnimationFrame(() => requestAnimationFrame(mark));
+    } else mark();
   }
 
   /** Shows a preset's span of the plot (zoom.ts). */
@@ -154,11 +185,20 @@ export class TickChartAdapter {
     chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
     // below the readout legend, above the volume bars
     line.priceScale().applyOptions({ scaleMargins: { top: 0.12, bottom: 0.25 } });
-    chart.subscribeCrosshairMove((param: MouseEventParams<number>) => this.listener.hover(param.time ?? null));
+    chart.subscribeCrosshairMove((param: MouseEventParams<number>) => {
+      const plot = this.parts?.plot;
+      const s = this.store.getState();
+      // a mark the grid asked for is the grid's row, whatever the library snapped to, and is not sent back
+      if (!param.sourceEvent && s.crosshair?.from === 'grid') return;
+      this.listener.hover(param.time ?? null);
+      // the pointer's own moves mark the row in the grid
+      if (param.time !== undefined && param.sourceEvent && plot) s.setCrosshair({ resultId: plot.resultId, row: param.time, from: 'chart' });
+      else if (param.time === undefined && s.crosshair?.from === 'chart') s.setCrosshair(null);
+    });
     chart.subscribeClick((param: MouseEventParams<number>) => {
       if (param.time !== undefined) this.store.getState().selectRow(param.time);
     });
-    this.parts = { chart, line, volume, zoom: null };
+    this.parts = { plot: null, chart, line, volume, zoom: null };
     return this.parts;
   }
 

@@ -164,6 +164,13 @@ describe('zoom and pan on the tick chart', () => {
     await page.mouse.up();
     await expect.poll(() => inView().then((v) => v.first)).toBeGreaterThan(before.first);
     expect(Math.abs((await count()) - before.count)).toBeLessThanOrEqual(1);
+
+    // a sideways wheel (a swipe, Shift+wheel) pans too
+    const panned = await inView();
+    await page.mouse.move(plot.x + plot.width * 0.5, plot.y + plot.height * 0.5);
+    await page.mouse.wheel(-200, 0);
+    await expect.poll(() => inView().then((v) => v.first)).toBeLessThan(panned.first);
+    expect(Math.abs((await count()) - panned.count)).toBeLessThanOrEqual(1);
   });
 
   it('(c) the 5m preset shows 5 minutes ending at the last tick in view, within a tick', async () => {

@@ -1,6 +1,6 @@
 /** The tick chart's zoom maths: a fixed factor per notch about the pointer, a floor of ticks, the data's edges, spans found by binary search. */
 import { describe, expect, it } from 'vitest';
-import { clampView, dayOf, formatSpan, MIN_TICKS, presetRange, slots, spanEndingAt, ticksInView, wheelNotches, ZOOM_FACTOR, zoomAbout } from '../../renderer/src/chart/zoom.js';
+import { clampView, dayOf, formatSpan, panBy, MIN_TICKS, presetRange, slots, spanEndingAt, ticksInView, wheelNotches, ZOOM_FACTOR, zoomAbout } from '../../renderer/src/chart/zoom.js';
 
 const ALL = { from: 0, to: 9_999 };
 
@@ -130,5 +130,13 @@ describe('formatSpan', () => {
     expect(formatSpan(12_345_000_000n)).toBe('12.3 s');
     expect(formatSpan(300_000_000_000n)).toBe('5m 00s');
     expect(formatSpan(7_500_000_000_000n)).toBe('2h 05m');
+  });
+});
+
+describe('panBy', () => {
+  it('moves the view, its width kept, and stops at the data edges', () => {
+    expect(panBy({ from: 100, to: 199 }, 50, 1_000)).toEqual({ from: 150, to: 249 });
+    expect(panBy({ from: 100, to: 199 }, -500, 1_000)).toEqual({ from: 0, to: 99 });
+    expect(panBy({ from: 100, to: 199 }, 5_000, 1_000)).toEqual({ from: 900, to: 999 });
   });
 });

@@ -2,7 +2,8 @@
  * Zoom and pan on the tick chart as traders expect (issue 31). The library's own wheel zoom and axis
  * drag are off (tick-chart-adapter's ZOOM_HANDLING); this takes their place:
  *
- * - the wheel zooms 1.25× a notch about the pointer, down to a floor of ticks and out to all;
+ * - the wheel zooms 1.25× a notch about the pointer, down to a floor of ticks and out to all; a
+ *   sideways swipe or Shift+wheel pans;
  * - a drag on the time axis, or Shift+drag on the plot, zooms to exactly the ticks at its two ends,
  *   shown as a translucent band while dragging (Escape cancels); a plain drag on the plot still pans
  *   (the library's);
@@ -14,7 +15,7 @@
  * (`coordinateToLogical`), so a dragged range lands on the ticks the readout named.
  */
 import type { IChartApiBase } from 'lightweight-charts';
-import { clampView, type PresetName, presetRange, ticksInView, type View, wheelNotches, ZOOM_FACTOR, zoomAbout } from './zoom';
+import { clampView, panBy, type PresetName, presetRange, slots, ticksInView, type View, wheelNotches, ZOOM_FACTOR, zoomAbout } from './zoom';
 
 /** Pixels a drag must cover before it is a range (less is a click). */
 const MIN_DRAG_PX = 4;
@@ -114,6 +115,14 @@ export class ZoomController {
 
   private onWheel(e: WheelEvent): void {
     if (this.times.length === 0 || e.ctrlKey) return; // Ctrl+wheel is the browser's page zoom
+    if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      // a sideways swipe (or Shift+wheel) pans, by the pixels it moved
+      e.preventDefault();
+      const v = this.view();
+      const px = e.deltaMode === 0 ? e.deltaX : wheelNotches(e.deltaX, e.deltaMode) * 100;
+      this.chart.timeScale().setVisibleLogicalRange(panBy(v, px / (this.chart.timeScale().width() / slots(v)), this.times.length));
+      return;
+    }
     const notches = wheelNotches(e.deltaY, e.deltaMode);
     if (notches === 0) return;
     e.preventDefault();

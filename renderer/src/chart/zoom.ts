@@ -54,6 +54,13 @@ export function zoomAbout(v: View, anchor: number, factor: number, total: number
   return { from, to: from + count - 1 };
 }
 
+/** The view `v` moved by `delta` slots (later when positive), its width kept, inside the data. */
+export function panBy(v: View, delta: number, total: number): View {
+  const count = slots(v);
+  const from = Math.min(Math.max(v.from + delta, 0), Math.max(0, total - count));
+  return { from, to: from + count - 1 };
+}
+
 /** At the floor a view starts on a tick: `floor` slots from a fractional start would hold a tick fewer. */
 function onFloor(from: number, count: number, floor: number): number {
   return count <= floor ? Math.round(from) : from;

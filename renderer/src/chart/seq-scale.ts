@@ -61,6 +61,11 @@ export class SeqHorzScale implements IHorzScaleBehavior<number> {
     }
   }
 
+  /** The points' local times (ms), one per slot: what the zoom's spans are measured in. */
+  localTimes(): Float64Array {
+    return this.localMs;
+  }
+
   /** The index in the data of a result row on the chart, if plotted. */
   indexOf(seq: number): number | undefined {
     return this.slot.get(seq);

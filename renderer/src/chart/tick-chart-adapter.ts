@@ -10,7 +10,7 @@
  * its axis. The old chart stays on screen until the new points arrive, so a re-run does not flash.
  */
 import { tableFromIPC } from 'apache-arrow';
-import { createChartEx, HistogramSeries, type IChartApiBase, type ISeriesApi, LineSeries, type MouseEventParams } from 'lightweight-charts';
+import { type ChartOptionsImpl, createChartEx, type DeepPartial, HistogramSeries, type IChartApiBase, type ISeriesApi, LineSeries, type MouseEventParams } from 'lightweight-charts';
 import type { StoreApi } from 'zustand/vanilla';
 import { backend } from '../backend';
 import type { AppState } from '../store/state';
@@ -18,10 +18,17 @@ import { baseChartOptions, clippedColour } from './chart-theme';
 import { idToShow } from './kept-choice';
 import { SeqHorzScale } from './seq-scale';
 import { drawnValue, isClipped, volumeScale, type VolumeScale } from './volume-scale';
+import type { PresetName } from './zoom';
+import { ZoomController } from './zoom-controller';
 
 /** Points asked for at most: more ticks are conflated by the engine. */
 export const MAX_POINTS = 100_000;
 const VOLUME_COLOUR = 'rgba(120, 144, 156, 0.55)';
+/** The library's wheel zoom, wheel scroll and time-axis drag are off: the zoom controller handles them (its own factor, floor and ranges). */
+const ZOOM_HANDLING: DeepPartial<ChartOptionsImpl<number>> = {
+  handleScale: { mouseWheel: false, pinch: true, axisPressedMouseMove: { time: false, price: true }, axisDoubleClickReset: { time: false, price: true } },
+  handleScroll: { mouseWheel: false, pressedMouseMove: true, horzTouchDrag: true, vertTouchDrag: false },
+};
 
 /** What is charted: the points of one plot, with the scale that labels them. */
 export interface TickPlot {
@@ -44,12 +51,17 @@ export interface TickChartListener {
   failed(message: string | null): void;
   /** The crosshair is over a result row (null: it left the chart). */
   hover(row: number | null): void;
+  /** The points in view changed: the first and last point's index in the plot. */
+  viewed(first: number, last: number): void;
 }
 
 interface Parts {
+  /** The result plotted, its scale and values: what a row pointed at in the grid is marked with. */
+  plot: { readonly resultId: string; readonly scale: SeqHorzScale; readonly value: Float64Array } | null;
   readonly chart: IChartApiBase<number>;
   readonly line: ISeriesApi<'Line', number>;
   readonly volume: ISeriesApi<'Histogram', number>;
+  zoom: ZoomController | null;
 }
 
 /** What the store asks to chart, with its identity (`key`), or null when there is nothing to chart. */
@@ -73,6 +85,7 @@ export class TickChartAdapter {
   ) {
     this.unsubscribe = store.subscribe((s, prev) => {
       if (s.result !== prev.result || s.chart !== prev.chart) this.update();
+      if (s.crosshair !== prev.crosshair) this.follow(s.crosshair);
     });
     this.update();
   }
@@ -108,6 +121,8 @@ export class TickChartAdapter {
           p.volume.setData(Array.from(seq, (s, i) => (isClipped(vs, volume[i]!) ? { time: s, value: drawnValue(vs, volume[i]!), color: clipped } : { time: s, value: volume[i]! })));
         }
         p.chart.timeScale().fitContent();
+        p.plot = { resultId: w.resultId, scale, value };
+        p.zoom = new ZoomController(this.host, p.chart, scale.localTimes(), (first, last) => this.listener.viewed(first, last));
         this.listener.plotted({ key, seq, value, volume, volumeScale: vs, total: Number(t.schema.metadata.get('total') ?? seq.length), conflated: t.schema.metadata.get('conflated') === 'true', scale });
       })
       .catch((e: unknown) => {
@@ -115,8 +130,46 @@ export class TickChartAdapter {
       });
   }
 
+  /** Marks the tick of a row pointed at in the grid (brought into view, the zoom kept), or clears the mark. */
+  private follow(c: AppState['crosshair']): void {
+    const p = this.parts;
+    if (!p?.plot) return;
+    const i = c && c.from === 'grid' && c.resultId === p.plot.resultId ? p.plot.scale.indexOf(c.row) : undefined;
+    if (i === undefined || !c) {
+      if (c?.from !== 'chart') {
+        p.chart.clearCrosshairPosition();
+        this.listener.hover(null);
+      }
+      return;
+    }
+    const v = p.plot.value[i]!;
+    const mark = (): void => {
+      if (this.parts !== p || this.store.getState().crosshair !== c) return;
+      p.chart.setCrosshairPosition(Number.isNaN(v) ? 0 : v, c.row, p.line);
+      this.listener.hover(c.row);
+    };
+    const r = p.chart.timeScale().getVisibleLogicalRange();
+    if (r && (i < r.from || i > r.to)) {
+      const half = (r.to - r.from) / 2;
+      p.chart.timeScale().setVisibleLogicalRange({ from: i - half, to: i + half });
+      // the library moves the view on its next frame; a crosshair placed before would land on the old one
+      requestAnimationFrame(() => requestAnimationFrame(mark));
+    } else mark();
+  }
+
+  /** Shows a preset's span of the plot (zoom.ts). */
+  preset(name: PresetName): void {
+    this.parts?.zoom?.preset(name);
+  }
+
+  /** Zooms about the centre by `factor` (> 1 in). */
+  zoomBy(factor: number): void {
+    this.parts?.zoom?.zoomBy(factor);
+  }
+
   /** Removes the chart drawn. */
   private clear(): void {
+    this.parts?.zoom?.dispose();
     this.parts?.chart.remove();
     this.parts = null;
   }
@@ -124,17 +177,28 @@ export class TickChartAdapter {
   /** Replaces the chart drawn by a new one on `scale`. */
   private make(scale: SeqHorzScale): Parts {
     this.clear();
-    const chart = createChartEx<number, SeqHorzScale>(this.host, scale, baseChartOptions(0.001));
+    const chart = createChartEx<number, SeqHorzScale>(this.host, scale, { ...baseChartOptions(0.001), ...ZOOM_HANDLING });
     const line = chart.addSeries(LineSeries, { color: '#4ea1ff', lineWidth: 1, priceLineVisible: false, lastValueVisible: true });
     const volume = chart.addSeries(HistogramSeries, { color: VOLUME_COLOUR, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+    // a zoomed view is a range of ticks: resizing the panes or the window keeps it, not the bar spacing
+    chart.timeScale().applyOptions({ lockVisibleTimeRangeOnResize: true });
     chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
     // below the readout legend, above the volume bars
     line.priceScale().applyOptions({ scaleMargins: { top: 0.12, bottom: 0.25 } });
-    chart.subscribeCrosshairMove((param: MouseEventParams<number>) => this.listener.hover(param.time ?? null));
+    chart.subscribeCrosshairMove((param: MouseEventParams<number>) => {
+      const plot = this.parts?.plot;
+      const s = this.store.getState();
+      // a mark the grid asked for is the grid's row, whatever the library snapped to, and is not sent back
+      if (!param.sourceEvent && s.crosshair?.from === 'grid') return;
+      this.listener.hover(param.time ?? null);
+      // the pointer's own moves mark the row in the grid
+      if (param.time !== undefined && param.sourceEvent && plot) s.setCrosshair({ resultId: plot.resultId, row: param.time, from: 'chart' });
+      else if (param.time === undefined && s.crosshair?.from === 'chart') s.setCrosshair(null);
+    });
     chart.subscribeClick((param: MouseEventParams<number>) => {
       if (param.time !== undefined) this.store.getState().selectRow(param.time);
     });
-    this.parts = { chart, line, volume };
+    this.parts = { plot: null, chart, line, volume, zoom: null };
     return this.parts;
   }
 

@@ -162,7 +162,7 @@ export function CommandPalette(): React.JSX.Element | null {
 /** Every key the app answers to (Mod: Ctrl, or ⌘ on a Mac). */
 export const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['Mod+Enter', 'run the form’s request'],
-  ['Escape', 'close the innermost list or palette, unpin a bucket, then cancel a running query'],
+  ['Escape', 'close the innermost list or palette, drop a chart range being dragged, unpin a bucket, then cancel a running query'],
   ['Mod+K', 'command palette: an operation, a table, a saved query or a recent run'],
   ['Mod+H', 'history of runs (Enter runs one again, Shift+Enter puts it in the form)'],
   ['Mod+S', 'save the current request by name'],
@@ -174,5 +174,7 @@ export const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['Shift + any of these, Shift+click', 'extend the grid’s selection to a range'],
   ['Mod+A', 'select every row of the grid'],
   ['Mod+C', 'copy the selected rows as TSV with a header line (exact values)'],
+  ['+ / =, −', 'tick chart (focused: click it): zoom in, out, 1.25× about the centre'],
+  ['0', 'tick chart (focused): reset the zoom, every tick'],
   ['?', 'this list'],
 ];

@@ -50,12 +50,22 @@ export function ResultGrid(): React.JSX.Element {
   const result = useStore((s) => s.result);
   const selectedRow = useStore((s) => s.selectedRow);
   const selectRow = useStore((s) => s.selectRow);
+  // the chart's crosshair marks its row here (a number: a hover from the grid itself re-renders nothing); the pointer over a row marks its tick there
+  const marked = useStore((s) => (s.crosshair?.from === 'chart' && s.crosshair.resultId === s.result?.resultId ? s.crosshair.row : null));
   const hints = useGridHints(result);
+  const onHoverRow = useCallback((row: number | null) => {
+    const id = useStore.getState().result?.resultId;
+    if (id === undefined) return;
+    const now = useStore.getState().crosshair;
+    if (row === null) {
+      if (now?.from === 'grid') useStore.getState().setCrosshair(null);
+    } else useStore.getState().setCrosshair({ resultId: id, row, from: 'grid' });
+  }, []);
   const onSorted = useCallback((sorted: RunOk | null, by: string | null) => {
     const base = useStore.getState().result;
     useStore.setState({ gridSorted: sorted && base && by ? { baseId: base.resultId, resultId: sorted.resultId, by } : null });
   }, []);
-  return <ResultGridView result={result} selectedRow={selectedRow} selectRow={selectRow} hints={hints} onSorted={onSorted} />;
+  return <ResultGridView result={result} selectedRow={selectedRow} selectRow={selectRow} hints={hints} onSorted={onSorted} markedRow={marked} onHoverRow={onHoverRow} />;
 }
 
 export interface ResultGridViewProps {
@@ -75,12 +85,16 @@ export interface ResultGridViewProps {
   readonly label?: string;
   readonly testId?: string;
   readonly hints?: GridHints;
+  /** A row of `result` pointed at elsewhere (the chart's crosshair): marked, in the result's order only. */
+  readonly markedRow?: number | null;
+  /** The pointer is over a row of `result` (null: it left the rows); not called while sorted. */
+  readonly onHoverRow?: (row: number | null) => void;
 }
 
 const notice = (text: string): void => useStore.setState({ notice: text });
 
 /** A grid of any held result (the drill-down's orders, as well as the store's result). */
-export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect, onSorted, onOpen: openRow, label = 'Result rows', testId = 'grid', hints }: ResultGridViewProps): React.JSX.Element {
+export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect, onSorted, onOpen: openRow, label = 'Result rows', testId = 'grid', hints, markedRow = null, onHoverRow }: ResultGridViewProps): React.JSX.Element {
   const scroller = useRef<HTMLDivElement>(null);
   const sorting = useGridSort(result, notice);
   const shown = sorting.shown;
@@ -273,15 +287,16 @@ export function ResultGridView({ result, selectedRow, selectRow, onSortedSelect,
           onMove={layout.move}
           hiddenCount={layout.all.filter((c) => c.hidden).length}
         />
-        <div className="grid-rows" style={{ height: win.height, width: totalWidth }}>
+        <div className="grid-rows" style={{ height: win.height, width: totalWidth }} {...(onHoverRow && !sorted ? { onMouseLeave: () => onHoverRow(null) } : {})}>
           {rowIndexes.map((i) => (
             <div
               key={i}
               role="row"
               aria-selected={i >= lo && i <= hi}
-              className={`grid-row ${i === focusRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''}`}
+              className={`grid-row ${i === focusRow ? 'selected' : i >= lo && i <= hi ? 'in-range' : ''} ${i % 2 ? 'odd' : ''} ${!sorted && i === markedRow ? 'crosshair' : ''}`}
               style={{ transform: `translateY(${win.shift + i * ROW_HEIGHT}px)`, height: ROW_HEIGHT, width: totalWidth }}
               data-row={i}
+              {...(onHoverRow && !sorted ? { onMouseEnter: () => onHoverRow(i) } : {})}
               onMouseDown={(e) => {
                 // Shift+click extends the range: no text selection
                 if (e.shiftKey) e.preventDefault();

@@ -10,8 +10,10 @@ import { useKeptId } from '../chart/kept-choice';
 import { TickChartAdapter, type TickPlot, wantedPlot } from '../chart/tick-chart-adapter';
 import { exactText, formatReadout, valueFormat } from '../chart/value-format';
 import { CLIP_FACTOR, isClipped } from '../chart/volume-scale';
+import { ZOOM_FACTOR } from '../chart/zoom';
 import { formatNumber } from '../grid/number-format';
 import { appStore, useStore } from '../store/store';
+import { ZoomBar } from './zoom-bar';
 import '../charts.css';
 
 /** The tick chart panel; `onShowLadder` offers the way back when the result also has a depth ladder. */
@@ -25,6 +27,9 @@ export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void
   const [error, setError] = useState<string | null>(null);
   /** The result row under the crosshair (null: the last tick). */
   const [hover, setHover] = useState<number | null>(null);
+  /** The points in view (first and last index in the plot; null: all, or not yet known). */
+  const [view, setView] = useState<{ first: number; last: number } | null>(null);
+  const adapterRef = useRef<TickChartAdapter | null>(null);
 
   // the chart follows the store itself (chart/tick-chart-adapter.ts); React only hosts it and shows its readout
   useEffect(() => {
@@ -32,12 +37,18 @@ export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void
     const adapter = new TickChartAdapter(host.current, appStore, {
       plotted: (p) => {
         setHover(null);
+        setView(null);
         setPlotted(p);
       },
       failed: setError,
       hover: setHover,
+      viewed: (first, last) => setView({ first, last }),
     });
-    return () => adapter.dispose();
+    adapterRef.current = adapter;
+    return () => {
+      adapterRef.current = null;
+      adapter.dispose();
+    };
   }, []);
 
   // a plot of another result, column or instrument is never read for this one (its rows, its scale)
@@ -106,6 +117,14 @@ export function TickChart({ onShowLadder }: { readonly onShowLadder?: () => void
           <span className="muted chart-info" data-testid="chart-clipped" title={`Bars scaled to ${formatNumber(volumeFmt, vs.top)} (the largest ordinary bar, within ${CLIP_FACTOR}× the 99th percentile); taller ones, up to ${formatNumber(volumeFmt, vs.max)}, are drawn clipped in amber`}>
             <i className="clip-mark" /> {vs.clipped.toLocaleString()} clipped
           </span>
+        )}
+        {plotted && plotted.seq.length > 0 && (
+          <ZoomBar
+            plot={plotted}
+            view={view}
+            onPreset={(name) => adapterRef.current?.preset(name)}
+            onZoom={(inward) => adapterRef.current?.zoomBy(inward ? ZOOM_FACTOR : 1 / ZOOM_FACTOR)}
+          />
         )}
         {error && <span className="error-text">{error}</span>}
         {onShowLadder && (

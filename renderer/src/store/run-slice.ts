@@ -34,6 +34,7 @@ export const runSlice: Slice<RunSlice> = (set, get) => {
     query: null,
     progress: null,
     views: {},
+    crosshair: null,
 
     async run() {
       const s = get();
@@ -98,6 +99,12 @@ export const runSlice: Slice<RunSlice> = (set, get) => {
 
     selectRow(row) {
       set({ selectedRow: row });
+    },
+
+    setCrosshair(c) {
+      const now = get().crosshair;
+      if (now === c || (now && c && now.resultId === c.resultId && now.row === c.row && now.from === c.from)) return;
+      set({ crosshair: c });
     },
   };
 };

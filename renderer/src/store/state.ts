@@ -107,6 +107,16 @@ export interface RunSlice extends RunView {
   dismissFailure(): void;
   setChart(choice: Partial<ChartChoice>): void;
   selectRow(row: number | null): void;
+  /** The result row under the chart's crosshair or the pointer in the grid, and which put it there: the other one marks it. */
+  crosshair: Crosshair | null;
+  setCrosshair(c: Crosshair | null): void;
+}
+
+/** A row pointed at in the chart or the grid, of one result. */
+export interface Crosshair {
+  readonly resultId: string;
+  readonly row: number;
+  readonly from: 'chart' | 'grid';
 }
 
 /** A result being written to a file. */

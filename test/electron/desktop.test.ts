@@ -13,6 +13,7 @@ import { INVOKE_CHANNELS, MENU_CHANNEL } from '../../electron/ipc-contract.js';
 import { csv, makeDb, tempDir } from '../helpers/db.js';
 import { loadSettings } from '../../engine/executor/settings.js';
 import type { QueryService } from '../../engine/service/query-service.js';
+import { leanMap } from '../helpers/lean.js';
 
 type Handler = (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown;
 
@@ -236,17 +237,7 @@ describe('desktop app (electron mocked)', () => {
       { title: 'Import files', properties: ['openFile', 'multiSelections'], extensions: ['csv', 'parquet', 'arrow', 'arrows', 'ipc', 'feather'] },
       { title: 'Import files', properties: ['openFile', 'multiSelections'], extensions: ['csv', 'parquet', 'arrow', 'arrows', 'ipc', 'feather'] },
     ]);
-    const map = {
-      table: 'Trade',
-      header: false,
-      zone: 'America/New_York',
-      columns: {
-        eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-        instrumentID: { path: '{dir}', case: 'upper' },
-        price: { source: 1, scale: 0.0001 },
-        volume: { source: 2 },
-      },
-    };
+    const map = leanMap();
     const preview = (await invoke(INVOKE_CHANNELS.importPreview, { paths: [file], map })) as ImportPreview;
     expect(preview.sourceRows[0]).toEqual(['34200000', '4869900', '100', 'NASDAQ']);
     expect(preview.mapped!.rows[0]!.slice(0, 4)).toEqual(['2013-10-08T09:30:00.000000000-04:00', 'AAPL', '', '486.99']);

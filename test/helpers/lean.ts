@@ -39,16 +39,26 @@ export function leanFiles(root: string, data: readonly LeanTrade[] = LEAN_TRADES
   return { files: byFile.size, rows };
 }
 
-export const LEAN_MAP = {
-  table: 'Trade',
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    tradedExchange: { source: 3 },
-  },
-};
+/**
+ * The mapping of Lean's trade CSVs (docs/import.md): the time (ms since midnight of the file name's
+ * date, New York), the symbol (its folder, upper-cased), the price (× 10,000) and the size, plus
+ * `extra` table columns.
+ */
+export function leanMap(extra: Record<string, unknown> = {}): { table: string; header: boolean; zone: string; columns: Record<string, Record<string, unknown>> } {
+  return {
+    table: 'Trade',
+    header: false,
+    zone: 'America/New_York',
+    columns: {
+      eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
+      instrumentID: { path: '{dir}', case: 'upper' },
+      price: { source: 1, scale: 0.0001 },
+      volume: { source: 2 },
+      ...(extra as Record<string, Record<string, unknown>>),
+    },
+  };
+}
+
+/** leanMap with the exchange from the fourth field. */
+export const LEAN_MAP = leanMap({ tradedExchange: { source: 3 } });
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { importMapFromJson } from '../../engine/storage/import-map.js';
 import { cliLine, type ColumnForm, columnDoc, columnName, EMPTY_COLUMN, mapDoc, newTableSpec, shellQuote, sizeText, splitPaths } from '../../renderer/src/form/import-form.js';
+import { leanMap } from '../helpers/lean.js';
 
 const col = (patch: Partial<ColumnForm>): ColumnForm => ({ ...EMPTY_COLUMN, ...patch });
 
@@ -22,17 +23,7 @@ describe('Import… form', () => {
       },
       ['eventTimestamp', 'instrumentID', 'exchTime', 'price', 'volume', 'conditions'],
     );
-    expect(doc).toEqual({
-      table: 'Trade',
-      header: false,
-      zone: 'America/New_York',
-      columns: {
-        eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-        instrumentID: { path: '{dir}', case: 'upper' },
-        price: { source: 1, scale: 0.0001 },
-        volume: { source: 2 },
-      },
-    });
+    expect(doc).toEqual(leanMap());
     const map = importMapFromJson(doc, 'the mapping');
     expect([...map.columns.keys()]).toEqual(['eventTimestamp', 'instrumentID', 'price', 'volume']);
   });

@@ -18,6 +18,7 @@ import { Database } from '../../../engine/storage/database.js';
 import { defineTable } from '../../../engine/storage/define-table.js';
 import { makeDb, tempDir } from '../../helpers/db.js';
 import { ADV } from '../storage/kdb/kdb-helpers.js';
+import { LEAN_MAP } from '../../helpers/lean.js';
 
 const SYMBOLS = ['aapl', 'ibm', 'msft'];
 const DAYS = ['20131008', '20131009'];
@@ -34,18 +35,7 @@ function leanFiles(root: string, symbols = SYMBOLS, rows = 3): string {
   return root;
 }
 
-const MAP: ImportMapDoc = {
-  table: 'Trade',
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    tradedExchange: { source: 3 },
-  },
-};
+const MAP = LEAN_MAP as ImportMapDoc;
 
 const services: QueryService[] = [];
 afterAll(async () => {

@@ -52,12 +52,19 @@ describe('history, saved queries and the URL', () => {
     await expect.poll(rowsShown).toBe(first);
     expect(await page.inputValue('[data-testid="arg-endTS"]')).toBe('2024.03.06D15:00:00');
     expect(await page.locator('[data-testid="memory-panel"]').count()).toBe(0);
+    // opened again, the search starts empty and lists every run
+    await page.keyboard.press('Control+h');
+    expect(await page.inputValue('[data-testid="memory-search"]')).toBe('');
+    await expect.poll(() => items.count()).toBe(3);
+    await page.keyboard.press('Escape');
   });
 
   it('saves the current request by name, keeps it across a reload, and puts it back in the form', async () => {
+    // Mod+S puts the cursor in the name box: typing names the request, Enter saves it
     await page.keyboard.press('Control+s');
-    await page.fill('[data-testid="save-name"]', 'half hour of trades');
-    await page.click('[data-testid="save-query"]');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('save-name');
+    await page.keyboard.type('half hour of trades');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('[data-testid="memory-list"] li').first().textContent()).toContain('half hour of trades');
     await page.keyboard.press('Escape');
     await page.fill('[data-testid="arg-startTS"]', '2024.03.06D10:00:00');

@@ -165,7 +165,7 @@ export const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['Escape', 'close the innermost list or palette, drop a chart range being dragged, unpin a bucket, then cancel a running query'],
   ['Mod+K', 'command palette: an operation, a table, a saved query or a recent run'],
   ['Mod+H', 'history of runs (Enter runs one again, Shift+Enter puts it in the form)'],
-  ['Mod+S', 'save the current request by name'],
+  ['Mod+S', 'save the current request: type its name, Enter'],
   ['Mod+Shift+E', 'export the whole result as CSV'],
   ['Mod+I', 'Import…: CSV, Parquet or Arrow files of your own layout into a table'],
   ['Mod+Alt+1 / 2 / 3', 'collapse or bring back the tables, the form, the chart'],

@@ -35,13 +35,18 @@ export function MemoryPanel(): React.JSX.Element | null {
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const search = useRef<HTMLInputElement>(null);
+  const nameBox = useRef<HTMLInputElement>(null);
   const file = useRef<HTMLInputElement>(null);
   const list = useMemo(() => (tab === 'saved' ? searchHistory(saved, query) : searchHistory(history, query)), [tab, saved, history, query]);
 
+  // each opening starts afresh: an empty search (the panel stays mounted between openings); saved
+  // queries open on the name box (Mod+S: name the form's request and press Enter), history on the search
   useEffect(() => {
     setAt(0);
     setProblem(null);
-    if (tab) search.current?.focus();
+    setQuery('');
+    if (tab === 'saved') nameBox.current?.focus();
+    else if (tab) search.current?.focus();
   }, [tab]);
   useEffect(() => setAt(0), [query]);
   if (!tab) return null;
@@ -108,7 +113,7 @@ export function MemoryPanel(): React.JSX.Element | null {
               });
             }}
           >
-            <input data-testid="save-name" placeholder="Name the current form's request" value={name} onChange={(e) => setName(e.target.value)} />
+            <input ref={nameBox} data-testid="save-name" placeholder="Name the current form's request" value={name} onChange={(e) => setName(e.target.value)} />
             <button type="submit" data-testid="save-query" title={`Save the current form (${MOD}+S)`}>
               Save
             </button>

@@ -27,6 +27,7 @@ import { openMount } from '../engine/storage/mount.js';
 import { parseParquet } from '../engine/storage/parquet/read.js';
 import type { TableSchema } from '../engine/storage/schema.js';
 import { Rand } from './fuzz-world.js';
+import { leanMap } from './lean-map.js';
 
 export const FILE_INPUTS = ['arrow-stream', 'arrow-file', 'parquet', 'kdb-settings', 'import-map'] as const;
 type FileInput = (typeof FILE_INPUTS)[number];
@@ -61,18 +62,7 @@ const T: TableSchema = {
 
 const TORQ = fileURLToPath(new URL('../../test/fixtures/kdb-torq-hdb/hdb', import.meta.url));
 const SETTINGS = { name: 'torq', zone: 'UTC', tables: { trade: 'Trade', quote_iex: 'QuoteIEX' }, timeColumns: { trade_iex: 'srctime' }, intPartitions: false, roles: { trades: 'Trade', columns: { Trade: { price: 'price', size: 'size', exchange: 'ex' } } } };
-const MAP = {
-  table: 'Trade',
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    conditions: { constant: '' },
-  },
-};
+const MAP = leanMap({ conditions: { constant: '' } });
 
 /** The test rows: 60 of them, as an Arrow table of three record batches. */
 function arrowTable(): ArrowTable {

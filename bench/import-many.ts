@@ -39,6 +39,7 @@ import { mixSeed, Rng } from '../engine/demo/rng.js';
 import { Database } from '../engine/storage/database.js';
 import { standardSchema } from '../engine/storage/schema.js';
 import { median, type DuckImportArg, type TimedCommand, type TimerInput, type TimerOutput } from './command-timing.js';
+import { leanMap } from './lean-map.js';
 
 /** What the case takes from the bench's run. */
 export interface ImportManyContext {
@@ -115,19 +116,7 @@ interface Facts {
 }
 
 /** The mapping `tickscope import --map` reads (docs/import.md's Lean example, plus conditions). */
-const LEAN_MAP = {
-  table: TABLE,
-  header: false,
-  zone: 'America/New_York',
-  columns: {
-    eventTimestamp: { source: 0, unit: 'ms', since: 'midnight', date: { path: '{name}', pattern: '^(\\d{8})' } },
-    instrumentID: { path: '{dir}', case: 'upper' },
-    price: { source: 1, scale: 0.0001 },
-    volume: { source: 2 },
-    tradedExchange: { source: 3 },
-    conditions: { source: 4 },
-  },
-};
+const LEAN_MAP = { ...leanMap({ tradedExchange: { source: 3 }, conditions: { source: 4 } }), table: TABLE };
 
 const DUCK_TYPES: Record<string, string> = { timestamp: 'TIMESTAMP_NS', symbol: 'VARCHAR', float: 'DOUBLE', long: 'BIGINT' };
 

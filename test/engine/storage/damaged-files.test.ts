@@ -84,15 +84,7 @@ function withFooter(change: (m: FileMetaData) => void): Uint8Array {
   return concat(pq.subarray(0, dataEnd), new Uint8Array(footer.getBytes()));
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
 
 /** The largest value whose zigzag varint takes as many bytes as `v`'s (so a header keeps its length). */
 function sameWidthMax(v: number): number {
